@@ -29,6 +29,20 @@ def cache_root() -> Path:
     return Path(base) / "multicloud-federation" / "stack"
 
 
+# Which pinned versions each build component is made from (its cache key).
+COMPONENT_INPUTS = {
+    "data": ("karmada", "kruise", "kwok"),
+    "helm": ("helm", "helm_diff"),
+    "chart": ("kruise",),
+    "kwok": ("kwok",),
+    "etcd": ("etcd",),
+    "kubernetes": ("kubernetes",),
+    "karmada": ("karmada",),
+    "kruise": ("kruise", "kubernetes"),
+    "oracle": ("karmada", "kruise", "kubernetes"),
+}
+
+
 @dataclass(frozen=True)
 class Layout:
     """Paths of everything the build produces for one set of versions."""
@@ -37,7 +51,9 @@ class Layout:
     versions: dict
 
     def component_dir(self, component: str) -> Path:
-        return self.root / "components" / f"{component}-{self.versions[component]['version']}"
+        """Build output of one component, named by the versions it is built from."""
+        used = "-".join(self.versions[name]["version"] for name in COMPONENT_INPUTS[component])
+        return self.root / "components" / f"{component}-{used}"
 
     @property
     def bin_dir(self) -> Path:
