@@ -1,0 +1,73 @@
+"""``python -m tests.stack build|up|down|status|env`` — the local federation stack's CLI.
+
+- ``build``: build the upstream binaries and extract upstream data (tests/stack/build.py).
+- ``up [--members N] [--no-join] [--timeout S]``: start (or repair) the stack; idempotent.
+- ``down [--wipe]``: stop every process the stack started (by recorded pid); ``--wipe`` also
+  deletes the state directory and the generated inventory.
+- ``status [--json]``: every component with pid, port, RSS and health; exit 1 if any is not healthy.
+- ``env``: the stack's paths as shell ``export`` lines (``eval "$(python -m tests.stack env)"``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] == "build":
+        # The build step is self-contained (and owned separately); import it only when asked.
+        from tests.stack import build
+        return build.main(argv[1:]) or 0
+
+    parser = argparse.ArgumentParser(prog="python -m tests.stack", description=__doc__.splitlines()[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    commands.add_parser("build", help="build the upstream binaries (tests/stack/build.py)")
+    up = commands.add_parser("up", help="start the stack, or restart what is down")
+    up.add_argument("--members", type=int, default=None,
+                    help="number of member clusters (default: as last time, else 2)")
+    up.add_argument("--no-join", dest="join", action="store_false", default=None,
+                    help="leave the members unregistered in Karmada")
+    up.add_argument("--join", dest="join", action="store_true", help=argparse.SUPPRESS)
+    up.add_argument("--timeout", type=float, default=420.0,
+                    help="seconds each bring-up phase may take (default 420; 2-core cold starts are slow)")
+    down = commands.add_parser("down", help="stop every process the stack started")
+    down.add_argument("--wipe", action="store_true", help="also delete all state (PKI, etcd data, logs, kubeconfigs)")
+    status = commands.add_parser("status", help="show each component with pid, port and health")
+    status.add_argument("--json", action="store_true")
+    commands.add_parser("env", help="print the stack's paths as shell exports")
+    commands.add_parser("supervise", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+
+    if args.command == "supervise":
+        from tests.stack import supervisor
+        return supervisor.main()
+
+    from tests.stack.stack import Stack, StackError, format_status, status_json
+
+    try:
+        if args.command == "up":
+            Stack.load(args.members, args.join).up(args.timeout)
+            return 0
+        stack = Stack.load()
+        if args.command == "down":
+            stack.down(args.wipe)
+            return 0
+        if args.command == "status":
+            rows = stack.status()
+            print(status_json(rows) if args.json else format_status(rows))
+            return 0 if rows and all(row["state"] == "healthy" for row in rows) else 1
+        if args.command == "env":
+            for key, value in stack.env().items():
+                print(f"export {key}={shlex.quote(value)}")
+            return 0
+    except StackError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,323 @@
+"""Command lines of every process of the stack, and how to tell each one is healthy.
+
+Flags follow the upstream deploy manifests, with addresses made local and every port explicit:
+- etcd: the recipe in ``../shared/research/teststack.md`` §7.3 (plain HTTP on loopback; one etcd,
+  one ``--etcd-prefix`` per apiserver).
+- kube-apiserver for Karmada: karmada ``artifacts/deploy/karmada-apiserver.yaml`` (admission plugins,
+  front-proxy flags, TLS 1.3); members: the same core flags with default admission.
+- karmada-aggregated-apiserver / -controller-manager / -scheduler / -webhook and Karmada's
+  kube-controller-manager: karmada ``artifacts/deploy/<component>.yaml`` and
+  ``cmd/<component>/app/options/options.go``. Leader election is off: one replica each, and a restart
+  then does not wait for the previous lease to expire.
+- member kube-controller-manager: the token controller needs ``--service-account-private-key-file``
+  and ``--root-ca-file`` (karmadactl join waits for the token Secret, karmada
+  ``pkg/util/serviceaccount.go``).
+- kwok: ``sigs.k8s.io/kwok pkg/kwok/cmd/root.go``; stages come from ``--config`` because the
+  standalone binary has none built in.
+- kruise-manager: kruise ``main.go`` flags and ``pkg/webhook/util/util.go`` environment (started by
+  the supervisor's kubelet loop, see ``kruise_kubelet.py``).
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import requests
+
+from tests.stack.kubeapi import Api
+from tests.stack.layout import Layout
+from tests.stack.pki import SERVICE_CLUSTER_IP_RANGE, Pki
+from tests.stack.processes import ProcessSpec
+from tests.stack.state import REPO_ROOT, StatePaths
+from tests.stack.topology import INTERNAL_ADDRESS, KarmadaPorts, Member
+
+KARMADA = "karmada"
+SERVICE_ACCOUNT_ISSUER = "https://kubernetes.default.svc.cluster.local"
+# artifacts/deploy/kube-controller-manager.yaml: only what a control plane without nodes needs.
+KARMADA_KCM_CONTROLLERS = ("namespace,garbagecollector,serviceaccount-token,ttl-after-finished,bootstrapsigner,"
+                           "tokencleaner,csrcleaner,csrsigning,clusterrole-aggregation")
+
+
+def http_health(url: str, verify: str | bool = False, expect: str | None = None):
+    def check() -> tuple[bool, str]:
+        try:
+            response = requests.get(url, verify=verify, timeout=3)
+        except requests.RequestException as error:
+            text = str(error)
+            return False, "connection refused" if "refused" in text else text[:120]
+        if response.status_code != 200:
+            return False, f"{url} -> HTTP {response.status_code}"
+        if expect is not None and expect not in response.text:
+            return False, f"{url} -> {response.text[:80]!r}"
+        return True, "ok"
+    return check
+
+
+@dataclass
+class Components:
+    layout: Layout
+    state: StatePaths
+    pki: Pki
+    members: list[Member]
+    ports: KarmadaPorts = KarmadaPorts()
+
+    def bin(self, name: str) -> str:
+        return str(self.layout.binary(name))
+
+    def kubeconfig(self, cluster: str) -> str:
+        return str(self.state.component_kubeconfig(cluster))
+
+    def api(self, cluster: str) -> Api:
+        port = self.ports.apiserver if cluster == KARMADA else self.member(cluster).apiserver_port
+        return Api(f"https://{INTERNAL_ADDRESS}:{port}", self.pki.ca_crt, self.pki.crt("admin"), self.pki.key("admin"))
+
+    def member(self, name: str) -> Member:
+        for m in self.members:
+            if m.name == name:
+                return m
+        raise KeyError(name)
+
+    # ------------------------------------------------------------------ shared control plane
+    def etcd(self) -> ProcessSpec:
+        p = self.ports
+        client = f"http://{INTERNAL_ADDRESS}:{p.etcd_client}"
+        peer = f"http://{INTERNAL_ADDRESS}:{p.etcd_peer}"
+        return ProcessSpec(
+            name="etcd",
+            argv=[self.bin("etcd"), "--name=stack", f"--data-dir={self.state.etcd_data}",
+                  f"--listen-client-urls={client}", f"--advertise-client-urls={client}",
+                  f"--listen-peer-urls={peer}", f"--initial-advertise-peer-urls={peer}",
+                  f"--initial-cluster=stack={peer}", "--quota-backend-bytes=8589934592",
+                  "--auto-compaction-mode=periodic", "--auto-compaction-retention=1h",
+                  # A throw-away test store: skipping fsync spares the shared disk and CPU.
+                  "--unsafe-no-fsync=true", "--log-level=warn"],
+            port=p.etcd_client,
+            health=http_health(f"{client}/health", expect='"health":"true"'))
+
+    def apiserver(self, cluster: str) -> ProcessSpec:
+        pki = self.pki
+        if cluster == KARMADA:
+            port, prefix = self.ports.apiserver, "/karmada"
+        else:
+            m = self.member(cluster)
+            port, prefix = m.apiserver_port, m.etcd_prefix
+        argv = [
+            self.bin("kube-apiserver"),
+            f"--etcd-servers=http://{INTERNAL_ADDRESS}:{self.ports.etcd_client}", f"--etcd-prefix={prefix}",
+            f"--bind-address={INTERNAL_ADDRESS}", f"--advertise-address={INTERNAL_ADDRESS}", f"--secure-port={port}",
+            # Loopback addresses are not valid Endpoints; nothing in the stack needs the
+            # `kubernetes` Service to have endpoints.
+            "--endpoint-reconciler-type=none",
+            f"--tls-cert-file={pki.crt(f'apiserver-{cluster}')}", f"--tls-private-key-file={pki.key(f'apiserver-{cluster}')}",
+            f"--client-ca-file={pki.ca_crt}",
+            f"--service-account-issuer={SERVICE_ACCOUNT_ISSUER}",
+            f"--service-account-key-file={pki.sa_pub(cluster)}",
+            f"--service-account-signing-key-file={pki.sa_key(cluster)}",
+            f"--service-cluster-ip-range={SERVICE_CLUSTER_IP_RANGE}",
+            "--authorization-mode=Node,RBAC", "--allow-privileged=true", "--profiling=false",
+            f"--proxy-client-cert-file={pki.crt('front-proxy-client')}",
+            f"--proxy-client-key-file={pki.key('front-proxy-client')}",
+            f"--requestheader-client-ca-file={pki.front_proxy_ca_crt}",
+            "--requestheader-allowed-names=front-proxy-client",
+            "--requestheader-extra-headers-prefix=X-Remote-Extra-",
+            "--requestheader-group-headers=X-Remote-Group",
+            "--requestheader-username-headers=X-Remote-User",
+        ]
+        if cluster == KARMADA:
+            argv += [
+                "--disable-admission-plugins=StorageObjectInUseProtection,ServiceAccount",
+                "--enable-bootstrap-token-auth=true", "--tls-min-version=VersionTLS13",
+                # The federation endpoint's bearer token (a UCS-like token user).
+                f"--token-auth-file={pki.token_auth_file}",
+            ]
+        api = self.api(cluster)
+        return ProcessSpec(name=f"{cluster}.kube-apiserver", argv=argv, port=port, health=api.readyz)
+
+    # ------------------------------------------------------------------ Karmada
+    def karmada_kube_controller_manager(self) -> ProcessSpec:
+        pki, kubeconfig = self.pki, self.kubeconfig(KARMADA)
+        port = self.ports.kube_controller_manager
+        return ProcessSpec(
+            name="karmada.kube-controller-manager",
+            argv=[self.bin("kube-controller-manager"), f"--kubeconfig={kubeconfig}",
+                  f"--authentication-kubeconfig={kubeconfig}", f"--authorization-kubeconfig={kubeconfig}",
+                  f"--bind-address={INTERNAL_ADDRESS}", f"--secure-port={port}",
+                  f"--tls-cert-file={pki.crt('components')}", f"--tls-private-key-file={pki.key('components')}",
+                  f"--client-ca-file={pki.ca_crt}", "--cluster-name=karmada",
+                  f"--cluster-signing-cert-file={pki.ca_crt}", f"--cluster-signing-key-file={pki.ca_key}",
+                  f"--controllers={KARMADA_KCM_CONTROLLERS}", "--leader-elect=false",
+                  f"--root-ca-file={pki.ca_crt}", f"--service-account-private-key-file={pki.sa_key(KARMADA)}",
+                  f"--service-cluster-ip-range={SERVICE_CLUSTER_IP_RANGE}", "--use-service-account-credentials=true",
+                  "--profiling=false"],
+            port=port,
+            health=http_health(f"https://{INTERNAL_ADDRESS}:{port}/healthz", verify=str(pki.ca_crt)))
+
+    def karmada_aggregated_apiserver(self) -> ProcessSpec:
+        pki, kubeconfig = self.pki, self.kubeconfig(KARMADA)
+        port = self.ports.aggregated_apiserver
+        return ProcessSpec(
+            name="karmada.karmada-aggregated-apiserver",
+            argv=[self.bin("karmada-aggregated-apiserver"), f"--kubeconfig={kubeconfig}",
+                  f"--authentication-kubeconfig={kubeconfig}", f"--authorization-kubeconfig={kubeconfig}",
+                  f"--etcd-servers=http://{INTERNAL_ADDRESS}:{self.ports.etcd_client}", "--etcd-prefix=/karmada",
+                  f"--tls-cert-file={pki.crt('karmada-aggregated-apiserver')}",
+                  f"--tls-private-key-file={pki.key('karmada-aggregated-apiserver')}",
+                  "--audit-log-path=-", "--audit-log-maxage=0", "--audit-log-maxbackup=0",
+                  "--tls-min-version=VersionTLS13",
+                  f"--bind-address={INTERNAL_ADDRESS}", f"--secure-port={port}", "--profiling=false"],
+            port=port,
+            health=http_health(f"https://{INTERNAL_ADDRESS}:{port}/readyz", verify=str(pki.ca_crt)))
+
+    def karmada_webhook(self) -> ProcessSpec:
+        p = self.ports
+        return ProcessSpec(
+            name="karmada.karmada-webhook",
+            argv=[self.bin("karmada-webhook"), f"--kubeconfig={self.kubeconfig(KARMADA)}",
+                  f"--bind-address={INTERNAL_ADDRESS}", f"--secure-port={p.webhook}",
+                  f"--cert-dir={self.pki.directory}", "--tls-cert-file-name=karmada-webhook.crt",
+                  "--tls-private-key-file-name=karmada-webhook.key",
+                  f"--metrics-bind-address={INTERNAL_ADDRESS}:{p.webhook_metrics}",
+                  f"--health-probe-bind-address={INTERNAL_ADDRESS}:{p.webhook_health}"],
+            port=p.webhook,
+            health=http_health(f"http://{INTERNAL_ADDRESS}:{p.webhook_health}/readyz"))
+
+    def karmada_controller_manager(self) -> ProcessSpec:
+        p = self.ports
+        return ProcessSpec(
+            name="karmada.karmada-controller-manager",
+            argv=[self.bin("karmada-controller-manager"), f"--kubeconfig={self.kubeconfig(KARMADA)}",
+                  "--cluster-status-update-frequency=10s", "--leader-elect=false",
+                  f"--metrics-bind-address={INTERNAL_ADDRESS}:{p.controller_manager_metrics}",
+                  f"--health-probe-bind-address={INTERNAL_ADDRESS}:{p.controller_manager_health}"],
+            port=p.controller_manager_health,
+            health=http_health(f"http://{INTERNAL_ADDRESS}:{p.controller_manager_health}/healthz"))
+
+    def karmada_scheduler(self) -> ProcessSpec:
+        p = self.ports
+        return ProcessSpec(
+            name="karmada.karmada-scheduler",
+            argv=[self.bin("karmada-scheduler"), f"--kubeconfig={self.kubeconfig(KARMADA)}", "--leader-elect=false",
+                  f"--metrics-bind-address={INTERNAL_ADDRESS}:{p.scheduler_metrics}",
+                  f"--health-probe-bind-address={INTERNAL_ADDRESS}:{p.scheduler_health}"],
+            port=p.scheduler_health,
+            health=http_health(f"http://{INTERNAL_ADDRESS}:{p.scheduler_health}/healthz"))
+
+    # ------------------------------------------------------------------ members
+    def member_kube_controller_manager(self, m: Member) -> ProcessSpec:
+        pki, kubeconfig = self.pki, self.kubeconfig(m.name)
+        port = m.kube_controller_manager_port
+        return ProcessSpec(
+            name=f"{m.name}.kube-controller-manager",
+            argv=[self.bin("kube-controller-manager"), f"--kubeconfig={kubeconfig}",
+                  f"--authentication-kubeconfig={kubeconfig}", f"--authorization-kubeconfig={kubeconfig}",
+                  f"--bind-address={INTERNAL_ADDRESS}", f"--secure-port={port}",
+                  f"--tls-cert-file={pki.crt('components')}", f"--tls-private-key-file={pki.key('components')}",
+                  f"--client-ca-file={pki.ca_crt}", f"--cluster-name={m.name}",
+                  f"--cluster-signing-cert-file={pki.ca_crt}", f"--cluster-signing-key-file={pki.ca_key}",
+                  "--leader-elect=false", f"--root-ca-file={pki.ca_crt}",
+                  f"--service-account-private-key-file={pki.sa_key(m.name)}",
+                  f"--service-cluster-ip-range={SERVICE_CLUSTER_IP_RANGE}", "--use-service-account-credentials=true",
+                  "--profiling=false"],
+            port=port,
+            health=http_health(f"https://{INTERNAL_ADDRESS}:{port}/healthz", verify=str(pki.ca_crt)))
+
+    def member_kube_scheduler(self, m: Member) -> ProcessSpec:
+        pki, kubeconfig = self.pki, self.kubeconfig(m.name)
+        port = m.kube_scheduler_port
+        return ProcessSpec(
+            name=f"{m.name}.kube-scheduler",
+            argv=[self.bin("kube-scheduler"), f"--kubeconfig={kubeconfig}",
+                  f"--authentication-kubeconfig={kubeconfig}", f"--authorization-kubeconfig={kubeconfig}",
+                  f"--bind-address={INTERNAL_ADDRESS}", f"--secure-port={port}",
+                  f"--tls-cert-file={pki.crt('components')}", f"--tls-private-key-file={pki.key('components')}",
+                  "--leader-elect=false", "--profiling=false"],
+            port=port,
+            health=http_health(f"https://{INTERNAL_ADDRESS}:{port}/healthz", verify=str(pki.ca_crt)))
+
+    def member_kwok(self, m: Member) -> ProcessSpec:
+        port = m.kwok_port
+        return ProcessSpec(
+            name=f"{m.name}.kwok",
+            argv=[self.bin("kwok"), f"--kubeconfig={self.kubeconfig(m.name)}", f"--config={self.layout.kwok_stages}",
+                  "--manage-all-nodes=false",
+                  "--manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake",
+                  f"--cidr={m.pod_cidr}", f"--server-address={INTERNAL_ADDRESS}:{port}"],
+            port=port,
+            health=http_health(f"http://{INTERNAL_ADDRESS}:{port}/healthz"))
+
+    # ------------------------------------------------------------------ the stack's own loops
+    def supervisor(self) -> ProcessSpec:
+        port = self.ports.federation_proxy
+        return ProcessSpec(
+            name="supervisor",
+            argv=[sys.executable, "-m", "tests.stack", "supervise"],
+            env={"MCF_STACK_STATE": str(self.state.root), "PYTHONUNBUFFERED": "1"},
+            cwd=REPO_ROOT,
+            port=port,
+            health=http_health(f"https://{INTERNAL_ADDRESS}:{port}/version", verify=str(self.pki.ca_crt)))
+
+    def kruise_manager(self, m: Member, pod_args: list[str], pod_env: dict[str, str]) -> ProcessSpec:
+        """kruise-manager for one member, with the args and env of the chart's pod, made local."""
+        overrides = {
+            "--enable-leader-election": "false",
+            "--metrics-addr": f"{INTERNAL_ADDRESS}:{m.kruise_metrics_port}",
+            "--health-probe-addr": f"{INTERNAL_ADDRESS}:{m.kruise_health_port}",
+            "--enable-pprof": "false",
+        }
+        args = merge_flags(pod_args, overrides)
+        env = dict(pod_env)
+        env.update({
+            "WEBHOOK_HOST": INTERNAL_ADDRESS,
+            "WEBHOOK_PORT": str(m.kruise_webhook_port),
+            "WEBHOOK_CERT_DIR": str(self.kruise_cert_dir(m)),
+            "POD_NAMESPACE": "kruise-system",
+            "KUBECONFIG": self.kubeconfig(m.name),
+        })
+        port = m.kruise_health_port
+        return ProcessSpec(
+            name=f"{m.name}.kruise-manager",
+            argv=[self.bin("kruise-manager"), *args],
+            env=env, port=m.kruise_webhook_port,
+            health=http_health(f"http://{INTERNAL_ADDRESS}:{port}/readyz"))
+
+    def kruise_cert_dir(self, m: Member) -> Path:
+        return self.state.work / f"kruise-{m.name}" / "certs"
+
+    # ------------------------------------------------------------------ ordering
+    def core(self) -> list[ProcessSpec]:
+        """etcd and the apiservers: everything else needs them."""
+        return [self.etcd(), self.apiserver(KARMADA), *[self.apiserver(m.name) for m in self.members]]
+
+    def controllers(self) -> list[ProcessSpec]:
+        specs = [self.karmada_kube_controller_manager(), self.karmada_aggregated_apiserver(), self.karmada_webhook()]
+        for m in self.members:
+            specs += [self.member_kube_controller_manager(m), self.member_kube_scheduler(m), self.member_kwok(m)]
+        return specs
+
+    def karmada_controllers(self) -> list[ProcessSpec]:
+        """Started once the CRDs and webhook configurations are in place."""
+        return [self.karmada_controller_manager(), self.karmada_scheduler()]
+
+    def all_started_by_up(self) -> list[ProcessSpec]:
+        return [*self.core(), *self.controllers(), *self.karmada_controllers(), self.supervisor()]
+
+
+def merge_flags(args: list[str], overrides: dict[str, str]) -> list[str]:
+    """Replace (or add) ``--flag=value`` entries; handles both ``--flag=v`` and ``--flag v`` forms."""
+    result: list[str] = []
+    skip_next = False
+    for index, arg in enumerate(args):
+        if skip_next:
+            skip_next = False
+            continue
+        name = arg.split("=", 1)[0]
+        if name in overrides:
+            # `--flag value` form (kruise-manager has no positional arguments to confuse it with).
+            if "=" not in arg and index + 1 < len(args) and not args[index + 1].startswith("-"):
+                skip_next = True
+            continue
+        result.append(arg)
+    result += [f"{name}={value}" for name, value in overrides.items()]
+    return result

@@ -1,0 +1,145 @@
+"""The stack's "kubelet" for one image: kruise-manager.
+
+On a real cluster the Kruise Helm release's ``kruise-controller-manager`` pod runs the manager.
+Under KWOK that pod only looks Running, so this loop does what a kubelet would: while a member has
+the Kruise CRDs and a Running ``kruise-controller-manager`` pod in ``kruise-system``, it runs that
+member's kruise-manager as a local process with the pod's own arguments and plain env values, made
+local (kruise ``docs/contributing/DEBUG.md`` "debug your kruise locally": ``WEBHOOK_HOST`` makes
+the manager rewrite the webhook configurations and CRD conversion to ``url:`` client configs and
+write a self-signed cert with an IP SAN, kruise ``pkg/webhook/util/util.go`` and
+``pkg/webhook/util/controller/webhook_controller.go``). When the pod goes (release uninstalled) the
+process is stopped; when the pod is replaced (``helm upgrade`` with new values) it is restarted with
+the new pod's arguments.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tests.stack import processes
+from tests.stack.components import Components
+from tests.stack.kubeapi import Api
+from tests.stack.topology import Member
+
+log = logging.getLogger("stack.kruise")
+
+KRUISE_NAMESPACE = "kruise-system"
+MANAGER_POD_PREFIX = "kruise-controller-manager-"
+UNITED_DEPLOYMENT_CRD = "uniteddeployments.apps.kruise.io"
+# Debug-only knobs a chart may carry that would only burn the shared CPU here.
+DROPPED_ENV = {"KUBE_CACHE_MUTATION_DETECTOR"}
+# Consecutive checks without a manager pod before the process is stopped (rides out a rollout).
+ABSENT_CHECKS_BEFORE_STOP = 2
+RESTART_BACKOFF_SECONDS = 10.0
+
+
+def manager_pod(pods: list[dict]) -> dict | None:
+    """The newest Running, not-terminating kruise-controller-manager pod, if any."""
+    candidates = [
+        pod for pod in pods
+        if pod["metadata"]["name"].startswith(MANAGER_POD_PREFIX)
+        and not pod["metadata"].get("deletionTimestamp")
+        and pod.get("status", {}).get("phase") == "Running"
+    ]
+    if not candidates:
+        return None
+    return max(candidates, key=lambda pod: (pod["metadata"].get("creationTimestamp", ""), pod["metadata"]["name"]))
+
+
+def manager_container(pod: dict) -> dict:
+    containers = pod["spec"]["containers"]
+    for container in containers:
+        if container["name"] == "manager":
+            return container
+    return containers[0]
+
+
+def pod_args(pod: dict) -> list[str]:
+    """The container's arguments; the command (the image's /manager) is replaced by the local binary."""
+    container = manager_container(pod)
+    command = list(container.get("command") or [])
+    return command[1:] + list(container.get("args") or [])
+
+
+def pod_env(pod: dict) -> dict[str, str]:
+    """Plain env values of the manager container; fieldRef metadata.namespace resolved like a kubelet."""
+    env = {}
+    for entry in manager_container(pod).get("env") or []:
+        name = entry["name"]
+        if name in DROPPED_ENV:
+            continue
+        if "value" in entry:
+            env[name] = str(entry["value"])
+        elif entry.get("valueFrom", {}).get("fieldRef", {}).get("fieldPath") == "metadata.namespace":
+            env[name] = pod["metadata"]["namespace"]
+    return env
+
+
+@dataclass
+class MemberKubelet:
+    member: Member
+    components: Components
+    api: Api
+    pod_uid: str | None = None
+    absent: int = 0
+    last_start: float = 0.0
+    events: list[str] = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        return f"{self.member.name}.kruise-manager"
+
+    @property
+    def uid_file(self) -> Path:
+        return self.components.state.work / f"kruise-{self.member.name}" / "pod-uid"
+
+    def adopt(self) -> None:
+        """After a supervisor restart, keep a manager that is still running."""
+        record = processes.read_record(self.components.state, self.name)
+        if processes.is_running(record) and self.uid_file.exists():
+            self.pod_uid = self.uid_file.read_text().strip()
+
+    def desired(self) -> dict | None:
+        if self.api.get(f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{UNITED_DEPLOYMENT_CRD}") is None:
+            return None
+        pods = (self.api.get(f"/api/v1/namespaces/{KRUISE_NAMESPACE}/pods") or {}).get("items", [])
+        return manager_pod(pods)
+
+    def running(self) -> bool:
+        return processes.is_running(processes.read_record(self.components.state, self.name))
+
+    def tick(self) -> None:
+        pod = self.desired()
+        state = self.components.state
+        if pod is None:
+            self.absent += 1
+            if self.absent >= ABSENT_CHECKS_BEFORE_STOP and processes.read_record(state, self.name):
+                outcome = processes.stop(state, self.name)
+                self._event(f"no Running kruise-controller-manager pod: kruise-manager {outcome}")
+                self.pod_uid = None
+                self.uid_file.unlink(missing_ok=True)
+            return
+        self.absent = 0
+        uid = pod["metadata"]["uid"]
+        if self.running() and uid == self.pod_uid:
+            return
+        if time.monotonic() - self.last_start < RESTART_BACKOFF_SECONDS:
+            return
+        if self.running():
+            outcome = processes.stop(state, self.name)
+            self._event(f"pod {pod['metadata']['name']} replaced its predecessor: kruise-manager {outcome}")
+        spec = self.components.kruise_manager(self.member, pod_args(pod), pod_env(pod))
+        self.components.kruise_cert_dir(self.member).mkdir(parents=True, exist_ok=True)
+        processes.start(state, spec)
+        self.last_start = time.monotonic()
+        self.pod_uid = uid
+        self.uid_file.parent.mkdir(parents=True, exist_ok=True)
+        self.uid_file.write_text(uid + "\n")
+        self._event(f"started kruise-manager for pod {pod['metadata']['name']} ({' '.join(spec.argv[1:])})")
+
+    def _event(self, message: str) -> None:
+        log.info("%s: %s", self.member.name, message)
+        self.events.append(message)

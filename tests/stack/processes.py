@@ -1,0 +1,191 @@
+"""Start, recognise and stop the stack's processes by pid, and nothing else.
+
+Every process the stack starts gets a record in ``<state>/run/<name>.json``: pid, argv, the kernel's
+boot id and the process start time (field 22 of ``/proc/<pid>/stat``). A record counts as running
+only if all of them still match, so a pid reused after a crash or a reboot is never mistaken for
+ours and never signalled. Processes run in their own session, so they outlive the CLI.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from tests.stack.state import StatePaths
+
+HealthCheck = Callable[[], tuple[bool, str]]
+
+
+@dataclass
+class ProcessSpec:
+    """A process of the stack: a unique name (``<cluster>.<component>``), its argv and how to probe it."""
+
+    name: str
+    argv: list[str]
+    env: dict[str, str] = field(default_factory=dict)
+    port: int | None = None
+    health: HealthCheck | None = None
+    cwd: Path | None = None
+
+
+@dataclass
+class ProcessRecord:
+    name: str
+    pid: int
+    argv: list[str]
+    boot_id: str
+    start_ticks: int
+    started_at: float
+
+    def to_json(self) -> str:
+        return json.dumps(self.__dict__, indent=1) + "\n"
+
+
+def boot_id() -> str:
+    return Path("/proc/sys/kernel/random/boot_id").read_text().strip()
+
+
+def _stat_fields(pid: int) -> list[str] | None:
+    try:
+        raw = Path(f"/proc/{pid}/stat").read_text()
+    except (FileNotFoundError, ProcessLookupError, PermissionError):
+        return None
+    # comm (field 2) may contain spaces and parentheses: split after the last ')'.
+    return raw[raw.rindex(")") + 2:].split()
+
+
+def start_ticks(pid: int) -> int | None:
+    fields = _stat_fields(pid)
+    # fields[0] is field 3 (state); starttime is field 22.
+    return int(fields[19]) if fields else None
+
+
+def cmdline(pid: int) -> list[str] | None:
+    try:
+        raw = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except (FileNotFoundError, ProcessLookupError, PermissionError):
+        return None
+    return [part.decode(errors="replace") for part in raw.split(b"\0")[:-1]]
+
+
+def read_record(state: StatePaths, name: str) -> ProcessRecord | None:
+    try:
+        data = json.loads(state.pidfile(name).read_text())
+        return ProcessRecord(**data)
+    except (FileNotFoundError, ValueError, TypeError):
+        return None
+
+
+def is_running(record: ProcessRecord | None) -> bool:
+    """True only if the recorded pid is still the very process we started (same boot, start time, argv)."""
+    if record is None:
+        return False
+    if record.boot_id != boot_id():
+        return False
+    _reap(record.pid)
+    fields = _stat_fields(record.pid)
+    if fields is None or fields[0] in ("Z", "X"):
+        return False
+    if int(fields[19]) != record.start_ticks:
+        return False
+    return cmdline(record.pid) == record.argv
+
+
+def _reap(pid: int) -> None:
+    """Collect the exit status if the process is our own child (the supervisor's kruise-managers)."""
+    try:
+        os.waitpid(pid, os.WNOHANG)
+    except ChildProcessError:
+        pass
+
+
+def start(state: StatePaths, spec: ProcessSpec) -> subprocess.Popen:
+    state.run.mkdir(parents=True, exist_ok=True)
+    state.logs.mkdir(parents=True, exist_ok=True)
+    log_path = state.log(spec.name)
+    env = dict(os.environ)
+    env.update(spec.env)
+    with log_path.open("ab") as log:
+        log.write(f"\n=== {time.strftime('%Y-%m-%dT%H:%M:%S')} starting: {' '.join(spec.argv)}\n".encode())
+        log.flush()
+        process = subprocess.Popen(
+            spec.argv, env=env, cwd=spec.cwd or state.root, stdin=subprocess.DEVNULL, stdout=log,
+            stderr=subprocess.STDOUT, start_new_session=True, close_fds=True)
+    ticks = None
+    for _ in range(50):
+        ticks = start_ticks(process.pid)
+        if ticks is not None:
+            break
+        time.sleep(0.01)
+    record = ProcessRecord(name=spec.name, pid=process.pid, argv=list(spec.argv), boot_id=boot_id(),
+                           start_ticks=ticks or 0, started_at=time.time())
+    tmp = state.pidfile(spec.name).with_suffix(".tmp")
+    tmp.write_text(record.to_json())
+    os.replace(tmp, state.pidfile(spec.name))
+    return process
+
+
+def stop(state: StatePaths, name: str, timeout: float = 20.0) -> str:
+    """Stop one recorded process. Returns what happened, for the CLI to print."""
+    record = read_record(state, name)
+    if record is None:
+        return "not started"
+    outcome = "already stopped"
+    if is_running(record):
+        _signal(record, signal.SIGTERM)
+        deadline = time.monotonic() + timeout
+        while is_running(record) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        if is_running(record):
+            _signal(record, signal.SIGKILL)
+            deadline = time.monotonic() + 10
+            while is_running(record) and time.monotonic() < deadline:
+                time.sleep(0.1)
+            outcome = "killed"
+        else:
+            outcome = "stopped"
+    state.pidfile(name).unlink(missing_ok=True)
+    return outcome
+
+
+def _signal(record: ProcessRecord, signum: int) -> None:
+    # Checked again right before signalling: never signal a pid that is no longer ours.
+    if is_running(record):
+        try:
+            os.kill(record.pid, signum)
+        except ProcessLookupError:
+            pass
+
+
+def recorded_names(state: StatePaths) -> list[str]:
+    if not state.run.exists():
+        return []
+    return sorted(path.stem for path in state.run.glob("*.json"))
+
+
+def rss_kib(pid: int) -> int:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    except FileNotFoundError:
+        pass
+    return 0
+
+
+def log_tail(path: Path, lines: int = 15) -> str:
+    try:
+        with path.open("rb") as handle:
+            handle.seek(0, os.SEEK_END)
+            size = handle.tell()
+            handle.seek(max(0, size - 16384))
+            text = handle.read().decode(errors="replace")
+    except FileNotFoundError:
+        return ""
+    return "\n".join(text.splitlines()[-lines:])

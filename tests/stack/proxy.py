@@ -1,0 +1,308 @@
+"""The `federation` endpoint: a UCS-like reverse proxy in front of the Karmada apiserver, and the
+TCP forwarders that give every member an `external` address.
+
+The UCS federation endpoint answers ``GET /version`` with something Helm cannot match against a
+chart's ``kubeVersion`` (Helm builds ``Capabilities.KubeVersion`` from ``gitVersion``, helm
+``pkg/action/action.go`` ``getCapabilities``, and ``chartutil.IsCompatibleRange`` returns false when
+that does not parse as semver). Answering with an error instead would break every client before a
+chart is read, so the proxy returns the upstream's version document with ``gitVersion: ""``.
+Everything else passes through unchanged, including the Authorization header (the federation
+kubeconfig uses a bearer token: client certificates cannot pass through a TLS-terminating proxy),
+streamed responses (watches) and protocol upgrades. Each client connection carries one request
+(``Connection: close`` upstream), so every request is seen and a ``/version`` on a reused connection
+cannot slip through.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import socket
+import socketserver
+import ssl
+import threading
+import time
+from pathlib import Path
+
+import requests
+
+log = logging.getLogger("stack.proxy")
+
+MAX_HEAD = 64 * 1024
+HOP_BY_HOP = {"connection", "keep-alive", "proxy-connection", "proxy-authenticate", "proxy-authorization",
+              "te", "trailer", "upgrade"}
+
+
+def blank_version(version: dict) -> dict:
+    """The UCS-like /version document: the upstream's, with a gitVersion Helm cannot parse."""
+    result = dict(version)
+    result["gitVersion"] = ""
+    return result
+
+
+def is_version_request(method: str, target: str) -> bool:
+    path = target.split("?", 1)[0]
+    return method == "GET" and path in ("/version", "/version/")
+
+
+def parse_head(raw: bytes) -> tuple[str, str, str, list[tuple[str, str]]]:
+    """Request line and headers of an HTTP/1.x request head (without the final blank line)."""
+    lines = raw.decode("iso-8859-1").split("\r\n")
+    parts = lines[0].split(" ")
+    if len(parts) != 3 or not parts[2].startswith("HTTP/1."):
+        raise ValueError(f"bad request line {lines[0][:80]!r}")
+    headers = []
+    for line in lines[1:]:
+        if not line:
+            continue
+        name, sep, value = line.partition(":")
+        if not sep:
+            raise ValueError(f"bad header line {line[:80]!r}")
+        headers.append((name.strip(), value.strip()))
+    return parts[0], parts[1], parts[2], headers
+
+
+def header(headers: list[tuple[str, str]], name: str) -> str | None:
+    for key, value in headers:
+        if key.lower() == name:
+            return value
+    return None
+
+
+def is_upgrade(headers: list[tuple[str, str]]) -> bool:
+    connection = (header(headers, "connection") or "").lower()
+    return "upgrade" in [token.strip() for token in connection.split(",")] and header(headers, "upgrade") is not None
+
+
+def upstream_head(method: str, target: str, version: str, headers: list[tuple[str, str]], upstream_host: str) -> bytes:
+    """The request head sent upstream: hop-by-hop headers dropped, Host rewritten, one request per connection."""
+    upgrade = is_upgrade(headers)
+    lines = [f"{method} {target} {version}"]
+    for name, value in headers:
+        lower = name.lower()
+        if lower == "host" or lower in HOP_BY_HOP:
+            continue
+        lines.append(f"{name}: {value}")
+    lines.append(f"Host: {upstream_host}")
+    if upgrade:
+        lines.append("Connection: Upgrade")
+        lines.append(f"Upgrade: {header(headers, 'upgrade')}")
+    else:
+        lines.append("Connection: close")
+    return ("\r\n".join(lines) + "\r\n\r\n").encode("iso-8859-1")
+
+
+def read_head(reader) -> bytes | None:
+    data = b""
+    while not data.endswith(b"\r\n\r\n"):
+        line = reader.readline(MAX_HEAD)
+        if not line:
+            return None if not data else data
+        data += line
+        if len(data) > MAX_HEAD:
+            raise ValueError("request head too large")
+        if data == b"\r\n":  # tolerate a stray CRLF between requests
+            data = b""
+    return data[:-4]
+
+
+def copy_body(reader, sink, headers: list[tuple[str, str]]) -> None:
+    """Relay a request body as-is: Content-Length bytes or the raw chunked encoding."""
+    if "chunked" in (header(headers, "transfer-encoding") or "").lower():
+        while True:
+            size_line = reader.readline(MAX_HEAD)
+            sink.sendall(size_line)
+            size = int(size_line.split(b";", 1)[0].strip() or b"0", 16)
+            if size == 0:
+                while True:  # trailers up to the blank line
+                    line = reader.readline(MAX_HEAD)
+                    sink.sendall(line)
+                    if line in (b"\r\n", b"\n", b""):
+                        return
+            remaining = size + 2  # chunk data and its CRLF
+            while remaining:
+                block = reader.read(min(remaining, 65536))
+                if not block:
+                    raise ConnectionError("client closed inside a chunk")
+                sink.sendall(block)
+                remaining -= len(block)
+    length = int(header(headers, "content-length") or 0)
+    while length:
+        block = reader.read(min(length, 65536))
+        if not block:
+            raise ConnectionError("client closed inside the body")
+        sink.sendall(block)
+        length -= len(block)
+
+
+class _ThreadingServer(socketserver.ThreadingMixIn, socketserver.TCPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+
+class FederationProxy:
+    def __init__(self, listen: tuple[str, int], upstream: tuple[str, int], cert: Path, key: Path, ca: Path):
+        self.listen = listen
+        self.upstream = upstream
+        self.ca = ca
+        self.server_context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        self.server_context.load_cert_chain(str(cert), str(key))
+        self.client_context = ssl.create_default_context(cafile=str(ca))
+        self._version: tuple[float, dict] | None = None
+        self._lock = threading.Lock()
+        proxy = self
+
+        class Handler(socketserver.BaseRequestHandler):
+            def handle(self):  # noqa: D401 - socketserver API
+                proxy.handle(self.request)
+
+        self.server = _ThreadingServer(listen, Handler)
+
+    def serve_in_thread(self) -> threading.Thread:
+        thread = threading.Thread(target=self.server.serve_forever, name="federation-proxy", daemon=True)
+        thread.start()
+        return thread
+
+    def shutdown(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+    def version_document(self) -> dict:
+        with self._lock:
+            if self._version and time.monotonic() - self._version[0] < 60:
+                return self._version[1]
+        host, port = self.upstream
+        try:
+            response = requests.get(f"https://{host}:{port}/version", verify=str(self.ca), timeout=5)
+            response.raise_for_status()
+            document = blank_version(response.json())
+        except (requests.RequestException, ValueError) as error:
+            log.warning("upstream /version failed (%s); answering without it", error)
+            return blank_version({"major": "", "minor": "", "gitVersion": ""})
+        with self._lock:
+            self._version = (time.monotonic(), document)
+        return document
+
+    def handle(self, raw: socket.socket) -> None:
+        try:
+            client = self.server_context.wrap_socket(raw, server_side=True)
+        except (ssl.SSLError, OSError):
+            return
+        upstream = None
+        try:
+            reader = client.makefile("rb")
+            head = read_head(reader)
+            if not head:
+                return
+            try:
+                method, target, version, headers = parse_head(head)
+            except ValueError as error:
+                client.sendall(_plain_response(400, "Bad Request", str(error).encode()))
+                return
+            if is_version_request(method, target):
+                body = json.dumps(self.version_document(), indent=2).encode()
+                client.sendall(_plain_response(200, "OK", body, "application/json"))
+                return
+            host, port = self.upstream
+            try:
+                upstream = self.client_context.wrap_socket(socket.create_connection((host, port), timeout=30),
+                                                           server_hostname=host)
+            except OSError as error:
+                client.sendall(_plain_response(502, "Bad Gateway", f"upstream: {error}".encode()))
+                return
+            upstream.settimeout(None)
+            upstream.sendall(upstream_head(method, target, version, headers, f"{host}:{port}"))
+            if is_upgrade(headers):
+                threading.Thread(target=_pump_reader, args=(reader, upstream), daemon=True).start()
+            else:
+                copy_body(reader, upstream, headers)
+            _pump(upstream, client)
+        except (OSError, ValueError, ConnectionError) as error:
+            log.debug("connection ended: %s", error)
+        finally:
+            for sock in (upstream, client):
+                if sock is not None:
+                    try:
+                        sock.close()
+                    except OSError:
+                        pass
+
+
+def _plain_response(code: int, reason: str, body: bytes, content_type: str = "text/plain") -> bytes:
+    return (f"HTTP/1.1 {code} {reason}\r\nContent-Type: {content_type}\r\nContent-Length: {len(body)}\r\n"
+            f"Connection: close\r\n\r\n").encode() + body
+
+
+def _pump(source: socket.socket, sink: socket.socket) -> None:
+    while True:
+        data = source.recv(65536)
+        if not data:
+            return
+        sink.sendall(data)
+
+
+def _pump_reader(reader, sink: socket.socket) -> None:
+    try:
+        while True:
+            data = reader.read1(65536)
+            if not data:
+                break
+            sink.sendall(data)
+    except (OSError, ValueError):
+        pass
+    finally:
+        try:
+            sink.shutdown(socket.SHUT_WR)
+        except OSError:
+            pass
+
+
+class TcpForwarder:
+    """Plain TCP forwarding (TLS stays end to end): the `external` address of a member apiserver."""
+
+    def __init__(self, listen: tuple[str, int], target: tuple[str, int]):
+        self.target = target
+        forwarder = self
+
+        class Handler(socketserver.BaseRequestHandler):
+            def handle(self):
+                forwarder.handle(self.request)
+
+        self.server = _ThreadingServer(listen, Handler)
+
+    def serve_in_thread(self) -> threading.Thread:
+        thread = threading.Thread(target=self.server.serve_forever, name=f"forward-{self.target[1]}", daemon=True)
+        thread.start()
+        return thread
+
+    def shutdown(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+    def handle(self, client: socket.socket) -> None:
+        try:
+            upstream = socket.create_connection(self.target, timeout=10)
+        except OSError:
+            return
+        upstream.settimeout(None)
+
+        def one_way(source, sink):
+            try:
+                while True:
+                    data = source.recv(65536)
+                    if not data:
+                        break
+                    sink.sendall(data)
+            except OSError:
+                pass
+            finally:
+                try:
+                    sink.shutdown(socket.SHUT_WR)
+                except OSError:
+                    pass
+
+        other = threading.Thread(target=one_way, args=(upstream, client), daemon=True)
+        other.start()
+        one_way(client, upstream)
+        other.join()
+        upstream.close()

@@ -1,0 +1,355 @@
+"""Bring the local federation stack up, take it down, report on it.
+
+Bring-up order (``../shared/research/teststack.md`` §7): etcd, the apiservers, then Karmada's
+namespace and CRDs; the Karmada kube-controller-manager, aggregated apiserver (APIService) and
+webhook (its configurations are applied once it serves, they are failurePolicy Fail) and per
+member kube-controller-manager, kube-scheduler, KWOK nodes and kwok; then karmada-controller-manager
+and karmada-scheduler; then the supervisor (federation proxy, external addresses, load balancers,
+kruise kubelet); finally the members are joined in Push mode with karmadactl and their Cluster
+objects waited Ready. Every step checks before it acts, so ``up`` on a running stack changes nothing
+and ``up`` after a crash restarts only what is down.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+
+from tests.stack import inventory, kubeconfigs, manifests, processes
+from tests.stack.components import KARMADA, Components
+from tests.stack.kubeapi import Api, ApiError
+from tests.stack.layout import Layout, layout
+from tests.stack.pki import Pki
+from tests.stack.processes import ProcessSpec
+from tests.stack.state import REPO_ROOT, StatePaths, inventory_path, load_config, paths, save_config
+from tests.stack.topology import INTERNAL_ADDRESS, KarmadaPorts, Member, members
+
+DEFAULT_MEMBERS = 2
+REQUIRED_BINARIES = ("etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kwok",
+                     "karmada-aggregated-apiserver", "karmada-controller-manager", "karmada-scheduler",
+                     "karmada-webhook", "karmadactl")
+
+
+class StackError(RuntimeError):
+    pass
+
+
+def say(message: str) -> None:
+    print(message, flush=True)
+
+
+@dataclass
+class Stack:
+    layout: Layout
+    state: StatePaths
+    members: list[Member]
+    join: bool
+
+    @classmethod
+    def load(cls, member_count: int | None = None, join: bool | None = None) -> "Stack":
+        state = paths()
+        config = load_config(state)
+        count = member_count or int(config.get("members", DEFAULT_MEMBERS))
+        if join is None:
+            join = bool(config.get("join", True))
+        return cls(layout=layout(), state=state, members=members(count), join=join)
+
+    @property
+    def pki(self) -> Pki:
+        return Pki(self.state.pki, clusters=[KARMADA, *[m.name for m in self.members]])
+
+    @property
+    def components(self) -> Components:
+        return Components(self.layout, self.state, self.pki, self.members)
+
+    # ------------------------------------------------------------------------------ up
+    def up(self, timeout: float) -> None:
+        started = time.monotonic()
+        self._check_binaries()
+        self.state.make_dirs()
+        pki = self.pki
+        pki.ensure()
+        save_config(self.state, {"members": len(self.members), "join": self.join})
+        self._write_kubeconfigs(pki)
+        comps = self.components
+        self._check_ports(comps.all_started_by_up())
+
+        self._ensure([comps.etcd()], timeout)
+        self._ensure(comps.core()[1:], timeout)
+        karmada = comps.api(KARMADA)
+        self._bootstrap_karmada_crds(karmada, pki, timeout)
+        for m in self.members:
+            self._ensure_nodes(comps.api(m.name), m)
+        self._ensure(comps.controllers(), timeout)
+        self._wait(lambda: _api_service_available(karmada), "APIService v1alpha1.cluster.karmada.io Available",
+                   timeout, comps.karmada_aggregated_apiserver())
+        for doc in manifests.karmada_webhook_configurations(self.layout.karmada_webhook_configuration,
+                                                            comps.ports.webhook, pki.ca_pem()):
+            karmada.apply(doc)
+        self._ensure([*comps.karmada_controllers(), comps.supervisor()], timeout)
+        if self.join:
+            self._join(karmada, timeout)
+        self._write_inventory()
+        say(f"stack up in {time.monotonic() - started:.0f}s: {len(self.members)} members "
+            f"({', '.join(m.name for m in self.members)}){'' if self.join else ', not joined'}")
+        say(f"  federation kubeconfig: {self.state.federation_kubeconfig()} (contexts federation, karmada)")
+        say(f"  inventory: {inventory_path()}")
+
+    def _check_binaries(self) -> None:
+        missing = [name for name in REQUIRED_BINARIES if not self.layout.binary(name).exists()]
+        if missing:
+            raise StackError(f"missing binaries in {self.layout.bin_dir}: {', '.join(missing)}; "
+                             "run `python -m tests.stack build` (make stack-build) first")
+        for path in (self.layout.karmada_crds, self.layout.karmada_webhook_configuration, self.layout.kwok_stages):
+            if not path.exists():
+                raise StackError(f"missing {path}; run `python -m tests.stack build` (make stack-build) first")
+
+    def _check_ports(self, specs: list[ProcessSpec]) -> None:
+        """A port held by something that is not ours would make a component fail obscurely later."""
+        busy = []
+        for spec in specs:
+            if spec.port is None or processes.is_running(processes.read_record(self.state, spec.name)):
+                continue
+            with socket.socket() as probe:
+                probe.settimeout(0.5)
+                if probe.connect_ex((INTERNAL_ADDRESS, spec.port)) == 0:
+                    busy.append(f"{spec.name} ({INTERNAL_ADDRESS}:{spec.port})")
+        if busy:
+            raise StackError("ports already in use by processes the stack did not start: " + ", ".join(busy))
+
+    def _write_kubeconfigs(self, pki: Pki) -> None:
+        ca = pki.ca_pem()
+        cert, key = pki.crt("admin").read_bytes(), pki.key("admin").read_bytes()
+        ports = KarmadaPorts()
+        kubeconfigs.write(self.state.component_kubeconfig(KARMADA), kubeconfigs.component(
+            KARMADA, f"https://{INTERNAL_ADDRESS}:{ports.apiserver}", ca, cert, key))
+        kubeconfigs.write(self.state.federation_kubeconfig(), kubeconfigs.federation(
+            ports, ca, pki.federation_token(), cert, key))
+        for m in self.members:
+            kubeconfigs.write(self.state.component_kubeconfig(m.name), kubeconfigs.component(
+                m.name, f"https://{INTERNAL_ADDRESS}:{m.apiserver_port}", ca, cert, key))
+            kubeconfigs.write(self.state.member_kubeconfig(m.name), kubeconfigs.member(m, ca, cert, key))
+
+    def _write_inventory(self) -> None:
+        venv_python = REPO_ROOT / ".venv" / "bin" / "python"
+        python = str(venv_python) if venv_python.exists() else sys.executable
+        inventory.write(inventory_path(), inventory.build(
+            self.members, self.state.federation_kubeconfig(),
+            {m.name: self.state.member_kubeconfig(m.name) for m in self.members},
+            self.layout.versions, python))
+
+    def _ensure(self, specs: list[ProcessSpec], timeout: float) -> None:
+        """Start what is not running (again, if it crashed), then wait until all are healthy."""
+        for spec in specs:
+            record = processes.read_record(self.state, spec.name)
+            if processes.is_running(record):
+                if record.argv == spec.argv:
+                    continue
+                say(f"  restarting {spec.name}: its command line changed")
+                processes.stop(self.state, spec.name)
+            elif record is not None:
+                say(f"  restarting {spec.name} (it was not running; log {self.state.log(spec.name)})")
+            else:
+                say(f"  starting {spec.name}")
+            processes.start(self.state, spec)
+        deadline = time.monotonic() + timeout
+        pending = list(specs)
+        while pending:
+            still = []
+            for spec in pending:
+                record = processes.read_record(self.state, spec.name)
+                if not processes.is_running(record):
+                    raise StackError(self._failure(spec, "exited during start-up"))
+                healthy, detail = spec.health() if spec.health else (True, "")
+                if not healthy:
+                    still.append((spec, detail))
+            if not still:
+                return
+            if time.monotonic() > deadline:
+                spec, detail = still[0]
+                raise StackError(self._failure(spec, f"not healthy after {timeout:.0f}s ({detail})"))
+            pending = [spec for spec, _ in still]
+            time.sleep(1)
+
+    def _failure(self, spec: ProcessSpec, what: str) -> str:
+        log = self.state.log(spec.name)
+        return f"{spec.name} {what}; log: {log}\n--- last lines of {log}:\n{processes.log_tail(log)}"
+
+    def _wait(self, condition, what: str, timeout: float, spec: ProcessSpec | None = None) -> None:
+        deadline = time.monotonic() + timeout
+        detail = ""
+        while time.monotonic() < deadline:
+            try:
+                ok, detail = condition()
+            except (ApiError, OSError) as error:
+                ok, detail = False, str(error)[:200]
+            if ok:
+                return
+            time.sleep(1)
+        message = f"timed out after {timeout:.0f}s waiting for {what} ({detail})"
+        if spec is not None:
+            message = self._failure(spec, message)
+        raise StackError(message)
+
+    def _bootstrap_karmada_crds(self, karmada: Api, pki: Pki, timeout: float) -> None:
+        karmada.apply(manifests.karmada_namespace())
+        crds = manifests.karmada_crds(self.layout.karmada_crds, KarmadaPorts().webhook, pki.ca_pem())
+        for crd in crds:
+            karmada.apply(crd)
+        for doc in manifests.aggregated_apiserver_registration(KarmadaPorts().aggregated_apiserver, pki.ca_pem()):
+            karmada.apply(doc)
+
+        def established():
+            for crd in crds:
+                current = karmada.get(f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{crd['metadata']['name']}")
+                if not _condition(current, "Established"):
+                    return False, f"CRD {crd['metadata']['name']} not Established"
+            return True, ""
+        self._wait(established, "Karmada CRDs Established", timeout)
+
+    def _ensure_nodes(self, api: Api, m: Member) -> None:
+        kubelet_version = self.layout.versions["kubernetes"]["version"]
+        for node, status in manifests.member_nodes(m, kubelet_version):
+            name = node["metadata"]["name"]
+            existing = api.get(f"/api/v1/nodes/{name}")
+            if existing is None:
+                api.create("/api/v1/nodes", node)
+            elif any(existing["metadata"].get("labels", {}).get(k) != v for k, v in node["metadata"]["labels"].items()):
+                api.merge_patch(f"/api/v1/nodes/{name}", {"metadata": {"labels": node["metadata"]["labels"]}})
+            current = (existing or {}).get("status", {})
+            wanted = status["status"]
+            if current.get("capacity") != wanted["capacity"] or current.get("allocatable") != wanted["allocatable"]:
+                api.merge_patch(f"/api/v1/nodes/{name}/status", status)
+
+    def _join(self, karmada: Api, timeout: float) -> None:
+        karmadactl = str(self.layout.binary("karmadactl"))
+        for m in self.members:
+            if karmada.get(f"/apis/cluster.karmada.io/v1alpha1/clusters/{m.name}") is not None:
+                continue
+            region = manifests.member_region(m)
+            argv = [karmadactl, "join", m.name, f"--kubeconfig={self.state.federation_kubeconfig()}",
+                    "--karmada-context=karmada", f"--cluster-kubeconfig={self.state.member_kubeconfig(m.name)}",
+                    "--cluster-context=internal", f"--cluster-region={region}",
+                    f"--cluster-zones={region}a,{region}b"]
+            say(f"  joining {m.name} to Karmada (Push mode)")
+            result = subprocess.run(argv, capture_output=True, text=True, timeout=180)
+            if result.returncode != 0:
+                raise StackError(f"karmadactl join {m.name} failed ({result.returncode}):\n{result.stdout}{result.stderr}")
+
+        def ready():
+            for m in self.members:
+                cluster = karmada.get(f"/apis/cluster.karmada.io/v1alpha1/clusters/{m.name}")
+                if cluster is None:
+                    return False, f"Cluster {m.name} missing"
+                if not _condition(cluster, "Ready"):
+                    return False, f"Cluster {m.name} not Ready"
+            return True, ""
+        self._wait(ready, "member Clusters Ready", timeout, self.components.karmada_controller_manager())
+
+    # ------------------------------------------------------------------------------ down
+    def down(self, wipe: bool) -> None:
+        names = processes.recorded_names(self.state)
+        for name in sorted(names, key=_stop_order):
+            outcome = processes.stop(self.state, name)
+            say(f"  {name}: {outcome}")
+        if wipe:
+            if self.state.root.exists():
+                shutil.rmtree(self.state.root)
+            inventory_path().unlink(missing_ok=True)
+            say(f"  wiped {self.state.root}")
+
+    # ------------------------------------------------------------------------------ status
+    def status(self) -> list[dict]:
+        comps = self.components
+        expected = {spec.name: spec for spec in comps.all_started_by_up()}
+        rows = []
+        names = list(expected) + [n for n in processes.recorded_names(self.state) if n not in expected]
+        for name in names:
+            record = processes.read_record(self.state, name)
+            spec = expected.get(name) or _supervised_spec(comps, name)
+            running = processes.is_running(record)
+            if record is None:
+                condition, detail = "stopped", ""
+            elif not running:
+                condition, detail = "crashed", f"see {self.state.log(name)}"
+            else:
+                healthy, detail = spec.health() if spec and spec.health else (True, "")
+                condition = "healthy" if healthy else "unhealthy"
+            rows.append({
+                "name": name, "state": condition, "pid": record.pid if record and running else None,
+                "port": spec.port if spec else None, "rss_mib": processes.rss_kib(record.pid) // 1024 if running else 0,
+                "detail": detail if condition != "healthy" else "",
+            })
+        return rows
+
+    def env(self) -> dict[str, str]:
+        result = {
+            "MCF_STACK_STATE": str(self.state.root),
+            "MCF_STACK_BIN": str(self.layout.bin_dir),
+            "MCF_STACK_INVENTORY": str(inventory_path()),
+            "MCF_FEDERATION_KUBECONFIG": str(self.state.federation_kubeconfig()),
+            "MCF_STACK_CA": str(self.pki.ca_crt),
+            "HELM_PLUGINS": str(self.layout.helm_plugins),
+            "PATH": f"{self.layout.bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",
+        }
+        for m in self.members:
+            result[f"MCF_MEMBER_KUBECONFIG_{m.name.upper().replace('-', '_')}"] = str(self.state.member_kubeconfig(m.name))
+        return result
+
+
+def _supervised_spec(comps: Components, name: str) -> ProcessSpec | None:
+    member_name, _, component = name.partition(".")
+    if component == "kruise-manager":
+        try:
+            return comps.kruise_manager(comps.member(member_name), [], {})
+        except KeyError:
+            return None
+    return None
+
+
+def _stop_order(name: str) -> tuple[int, str]:
+    """Clients before servers: the supervisor (it would restart kruise-manager), then the
+    controllers, the apiservers, and etcd last."""
+    if name == "supervisor":
+        return (0, name)
+    if name.endswith("kruise-manager"):
+        return (1, name)
+    if name == "etcd":
+        return (4, name)
+    if name.endswith("kube-apiserver"):
+        return (3, name)
+    return (2, name)
+
+
+def _condition(obj: dict | None, kind: str) -> bool:
+    if not obj:
+        return False
+    return any(c.get("type") == kind and c.get("status") == "True" for c in obj.get("status", {}).get("conditions", []))
+
+
+def _api_service_available(karmada: Api) -> tuple[bool, str]:
+    api_service = karmada.get("/apis/apiregistration.k8s.io/v1/apiservices/v1alpha1.cluster.karmada.io")
+    if _condition(api_service, "Available"):
+        return True, ""
+    conditions = (api_service or {}).get("status", {}).get("conditions", [])
+    return False, "; ".join(c.get("message", "") for c in conditions)[:200]
+
+
+def format_status(rows: list[dict]) -> str:
+    lines = [f"{'COMPONENT':42} {'STATE':10} {'PID':>8} {'PORT':>6} {'RSS':>7}  DETAIL"]
+    for row in rows:
+        lines.append(f"{row['name']:42} {row['state']:10} {row['pid'] or '-':>8} {row['port'] or '-':>6} "
+                     f"{(str(row['rss_mib']) + 'M') if row['rss_mib'] else '-':>7}  {row['detail']}")
+    running = [row for row in rows if row["pid"]]
+    lines.append(f"total RSS {sum(row['rss_mib'] for row in running)} MiB in {len(running)} processes")
+    return "\n".join(lines)
+
+
+def status_json(rows: list[dict]) -> str:
+    return json.dumps(rows, indent=2)
