@@ -23,7 +23,7 @@ def main(argv: list[str] | None = None) -> int:
         return build.main(argv[1:]) or 0
 
     parser = argparse.ArgumentParser(prog="python -m tests.stack", description=__doc__.splitlines()[0])
-    commands = parser.add_subparsers(dest="command", required=True)
+    commands = parser.add_subparsers(dest="command", required=True, metavar="{build,up,down,status,env}")
     commands.add_parser("build", help="build the upstream binaries (tests/stack/build.py)")
     up = commands.add_parser("up", help="start the stack, or restart what is down")
     up.add_argument("--members", type=int, default=None,
@@ -38,7 +38,7 @@ def main(argv: list[str] | None = None) -> int:
     status = commands.add_parser("status", help="show each component with pid, port and health")
     status.add_argument("--json", action="store_true")
     commands.add_parser("env", help="print the stack's paths as shell exports")
-    commands.add_parser("supervise", help=argparse.SUPPRESS)
+    commands.add_parser("supervise")  # internal: the long-running helper `up` starts
     args = parser.parse_args(argv)
 
     if args.command == "supervise":

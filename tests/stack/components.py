@@ -20,6 +20,8 @@ Flags follow the upstream deploy manifests, with addresses made local and every 
 
 from __future__ import annotations
 
+import socket
+import ssl
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -52,6 +54,20 @@ def http_health(url: str, verify: str | bool = False, expect: str | None = None)
         if expect is not None and expect not in response.text:
             return False, f"{url} -> {response.text[:80]!r}"
         return True, "ok"
+    return check
+
+
+def tls_health(host: str, port: int, ca: Path):
+    """A verified TLS handshake: the serving side of a webhook, which has no health path of its own."""
+    def check() -> tuple[bool, str]:
+        context = ssl.create_default_context(cafile=str(ca))
+        try:
+            with socket.create_connection((host, port), timeout=3) as raw:
+                with context.wrap_socket(raw, server_hostname=host):
+                    return True, "ok"
+        except (OSError, ssl.SSLError) as error:
+            text = str(error)
+            return False, "connection refused" if "refused" in text else text[:120]
     return check
 
 
@@ -181,7 +197,7 @@ class Components:
                   f"--metrics-bind-address={INTERNAL_ADDRESS}:{p.webhook_metrics}",
                   f"--health-probe-bind-address={INTERNAL_ADDRESS}:{p.webhook_health}"],
             port=p.webhook,
-            health=http_health(f"http://{INTERNAL_ADDRESS}:{p.webhook_health}/readyz"))
+            health=tls_health(INTERNAL_ADDRESS, p.webhook, self.pki.ca_crt))
 
     def karmada_controller_manager(self) -> ProcessSpec:
         p = self.ports

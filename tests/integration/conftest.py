@@ -1,0 +1,116 @@
+"""Session fixture for integration tests: the local federation stack, brought up if it is not.
+
+``up`` is idempotent and repairs what is down, so the fixture always runs it (seconds on a running
+stack, minutes cold). Tests get the stack's paths and small helpers for kubectl and helm with the
+stack's own binaries.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+UP_TIMEOUT_SECONDS = 1800
+
+
+def run(argv: list[str], env: dict | None = None, check: bool = True, input: str | None = None,
+        timeout: float = 300) -> subprocess.CompletedProcess:
+    result = subprocess.run(argv, cwd=REPO_ROOT, env=env, input=input, capture_output=True, text=True,
+                            timeout=timeout)
+    if check and result.returncode != 0:
+        raise AssertionError(f"{' '.join(argv)} exited {result.returncode}\nstdout:\n{result.stdout}\n"
+                             f"stderr:\n{result.stderr}")
+    return result
+
+
+def stack_cli(*args: str, check: bool = True, timeout: float = UP_TIMEOUT_SECONDS) -> subprocess.CompletedProcess:
+    return run([sys.executable, "-m", "tests.stack", *args], check=check, timeout=timeout)
+
+
+def wait_for(condition, what: str, timeout: float = 180, interval: float = 2):
+    """Poll condition() until it returns a truthy value; fail naming what was awaited and the last state."""
+    deadline = time.monotonic() + timeout
+    last = None
+    while time.monotonic() < deadline:
+        try:
+            last = condition()
+        except AssertionError as error:
+            last = error
+        else:
+            if last and not isinstance(last, AssertionError):
+                return last
+        time.sleep(interval)
+    raise AssertionError(f"timed out after {timeout}s waiting for {what}; last: {str(last)[:2000]}")
+
+
+@dataclass
+class Cluster:
+    """A kubeconfig context with kubectl and helm from the stack's build."""
+
+    name: str
+    kubeconfig: Path
+    context: str
+    env: dict
+
+    def kubectl(self, *args: str, check: bool = True, input: str | None = None) -> subprocess.CompletedProcess:
+        return run(["kubectl", f"--kubeconfig={self.kubeconfig}", f"--context={self.context}", *args],
+                   env=self.env, check=check, input=input)
+
+    def get(self, *args: str) -> dict:
+        return json.loads(self.kubectl("get", "-o", "json", *args).stdout)
+
+    def apply(self, manifest: dict | list) -> None:
+        docs = manifest if isinstance(manifest, list) else [manifest]
+        self.kubectl("apply", "--server-side", "-f", "-", input="\n".join(json.dumps(doc) for doc in docs))
+
+    def helm(self, *args: str, check: bool = True, timeout: float = 600) -> subprocess.CompletedProcess:
+        return run(["helm", f"--kubeconfig={self.kubeconfig}", f"--kube-context={self.context}", *args],
+                   env=self.env, check=check, timeout=timeout)
+
+
+@dataclass
+class StackInfo:
+    env: dict
+    state: Path
+    federation_kubeconfig: Path
+    member_kubeconfigs: dict[str, Path]
+
+    def federation(self) -> Cluster:
+        return Cluster("federation", self.federation_kubeconfig, "federation", self.env)
+
+    def karmada(self) -> Cluster:
+        return Cluster("karmada", self.federation_kubeconfig, "karmada", self.env)
+
+    def member(self, name: str, context: str = "internal") -> Cluster:
+        return Cluster(name, self.member_kubeconfigs[name], context, self.env)
+
+    def records(self) -> dict[str, dict]:
+        return {path.stem: json.loads(path.read_text()) for path in (self.state / "run").glob("*.json")}
+
+
+def read_env() -> dict[str, str]:
+    exported = {}
+    for line in stack_cli("env").stdout.splitlines():
+        key, _, value = line.removeprefix("export ").partition("=")
+        exported[key] = value.strip("'")
+    return exported
+
+
+@pytest.fixture(scope="session")
+def stack() -> StackInfo:
+    stack_cli("up")
+    exported = read_env()
+    env = dict(os.environ)
+    env.update(exported)
+    members = {key.removeprefix("MCF_MEMBER_KUBECONFIG_").lower().replace("_", "-"): Path(value)
+               for key, value in exported.items() if key.startswith("MCF_MEMBER_KUBECONFIG_")}
+    return StackInfo(env=env, state=Path(exported["MCF_STACK_STATE"]),
+                     federation_kubeconfig=Path(exported["MCF_FEDERATION_KUBECONFIG"]), member_kubeconfigs=members)

@@ -1,0 +1,342 @@
+"""Acceptance tests of the local federation stack (issue 3), against the real processes.
+
+Order matters and is deliberate: read-only and additive checks first, then the destructive
+process tests (kill, down/up) which restore what they disturb, and last the Kruise uninstall,
+which leaves the members as the stack started them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import time
+from pathlib import Path
+
+import pytest
+import requests
+import yaml
+
+from tests.integration.conftest import stack_cli, wait_for
+from tests.stack.layout import layout
+
+L = layout()
+KRUISE_MEMBER = "idc1"
+KRUISE_RELEASE = "kruise"
+KRUISE_NAMESPACE = "kruise-system"
+CHART_WAIT_SECONDS = 1800
+# KWOK never pulls images; the name only has to be valid.
+IMAGE = "registry.invalid/stack-test/pause:3.10"
+
+
+def ready_condition(obj: dict, kind: str = "Ready") -> bool:
+    return any(c["type"] == kind and c["status"] == "True" for c in obj.get("status", {}).get("conditions", []))
+
+
+def running_ready_pods(cluster, namespace: str, selector: str) -> list[dict]:
+    pods = cluster.get("pods", "-n", namespace, "-l", selector)["items"]
+    return [p for p in pods if p["status"].get("phase") == "Running" and ready_condition(p)
+            and not p["metadata"].get("deletionTimestamp")]
+
+
+def kwok_nodes(cluster) -> dict[str, dict]:
+    nodes = cluster.get("nodes")["items"]
+    return {n["metadata"]["name"]: n for n in nodes
+            if n["metadata"].get("annotations", {}).get("kwok.x-k8s.io/node") == "fake"}
+
+
+# ---------------------------------------------------------------------------------------- control plane
+def test_members_are_ready_clusters_in_karmada(stack):
+    clusters = {c["metadata"]["name"]: c for c in stack.karmada().get("clusters")["items"]}
+    for name in ("idc1", "test-ucs"):
+        assert name in clusters, f"Cluster {name} missing; got {sorted(clusters)}"
+        assert ready_condition(clusters[name]), clusters[name]["status"]
+        assert clusters[name]["spec"]["syncMode"] == "Push"
+
+
+def test_federation_endpoint_answers_version_with_an_unmatchable_git_version(stack):
+    ca = stack.env["MCF_STACK_CA"]
+    federation = stack.federation()
+    config = yaml.safe_load(Path(federation.kubeconfig).read_text())
+    servers = {c["name"]: c["cluster"]["server"] for c in config["clusters"]}
+    through_proxy = requests.get(servers["federation"] + "/version", verify=ca, timeout=10)
+    direct = requests.get(servers["karmada-apiserver"] + "/version", verify=ca, timeout=10)
+    assert through_proxy.status_code == 200
+    assert through_proxy.json()["gitVersion"] == ""
+    assert direct.json()["gitVersion"] == L.versions["kubernetes"]["version"]
+    # Everything else passes through, authenticated with the federation user's bearer token.
+    assert "idc1" in federation.kubectl("get", "clusters", "-o", "name").stdout
+    whoami = json.loads(federation.kubectl("auth", "whoami", "-o", "json").stdout)
+    assert whoami["status"]["userInfo"]["username"] == "federation-admin"
+
+
+def test_member_kubeconfigs_have_working_internal_and_external_contexts(stack):
+    for name in stack.member_kubeconfigs:
+        for context in ("internal", "external"):
+            member = stack.member(name, context)
+            nodes = kwok_nodes(member)
+            assert len(nodes) == 3, (name, context, sorted(nodes))
+        assert oct(stack.member_kubeconfigs[name].stat().st_mode & 0o777) == "0o600"
+
+
+def test_member_nodes_shape(stack):
+    nodes = kwok_nodes(stack.member("test-ucs"))
+    virtual = [n for n in nodes.values() if n["metadata"]["labels"].get("type") == "virtual-kubelet"]
+    regular = [n for n in nodes.values() if n["metadata"]["labels"].get("type") != "virtual-kubelet"]
+    assert len(virtual) == 1 and len(regular) == 2
+    assert virtual[0]["metadata"]["labels"]["kubernetes.io/role"] == "agent"
+    assert {"key": "virtual-kubelet.io/provider", "value": "huawei", "effect": "NoSchedule"} in virtual[0]["spec"]["taints"]
+    assert len({n["metadata"]["labels"]["topology.kubernetes.io/zone"] for n in regular}) == 2
+    for node in nodes.values():
+        assert ready_condition(node), node["metadata"]["name"]
+        assert node["status"]["allocatable"]["pods"] != "1M", "allocatable must be realistic, not KWOK's default"
+
+
+def test_inventory_is_generated(stack):
+    inventory = yaml.safe_load(Path(stack.env["MCF_STACK_INVENTORY"]).read_text())
+    members = inventory["all"]["children"]["members"]["hosts"]
+    assert members["idc1"]["cluster_weight"] == 1 and members["test-ucs"]["cluster_weight"] == 2
+    federation = inventory["all"]["children"]["federation"]["hosts"]["karmada"]
+    assert federation["cluster_access"] == "federation"
+    assert Path(federation["cluster_kubeconfig"]) == stack.federation_kubeconfig
+
+
+# ---------------------------------------------------------------------------------------- propagation
+def test_weighted_division_of_a_deployment(stack):
+    karmada = stack.karmada()
+    namespace = "stack-test-division"
+    labels = {"app": "division"}
+    karmada.apply([
+        {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}},
+        {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "division", "namespace": namespace},
+         "spec": {"replicas": 6, "selector": {"matchLabels": labels},
+                  "template": {"metadata": {"labels": labels},
+                               "spec": {"containers": [{"name": "app", "image": IMAGE,
+                                                        "resources": {"requests": {"cpu": "10m", "memory": "16Mi"}}}]}}}},
+        {"apiVersion": "policy.karmada.io/v1alpha1", "kind": "PropagationPolicy",
+         "metadata": {"name": "division", "namespace": namespace},
+         "spec": {"resourceSelectors": [{"apiVersion": "apps/v1", "kind": "Deployment", "name": "division"}],
+                  "placement": {
+                      "clusterAffinity": {"clusterNames": ["idc1", "test-ucs"]},
+                      "replicaScheduling": {
+                          "replicaSchedulingType": "Divided", "replicaDivisionPreference": "Weighted",
+                          "weightPreference": {"staticWeightList": [
+                              {"targetCluster": {"clusterNames": ["idc1"]}, "weight": 1},
+                              {"targetCluster": {"clusterNames": ["test-ucs"]}, "weight": 2}]}}}}},
+    ])
+    try:
+        for member, expected in (("idc1", 2), ("test-ucs", 4)):
+            cluster = stack.member(member)
+            pods = wait_for(lambda: (lambda p: p if len(p) == expected else None)(
+                running_ready_pods(cluster, namespace, "app=division")), f"{expected} Running pods in {member}")
+            nodes = kwok_nodes(cluster)
+            assert all(p["spec"]["nodeName"] in nodes for p in pods)
+            assert len(running_ready_pods(cluster, namespace, "app=division")) == expected
+    finally:
+        karmada.kubectl("delete", "namespace", namespace, "--wait=false", check=False)
+
+
+def test_load_balancer_services_get_an_ingress_ip(stack):
+    member = stack.member("test-ucs")
+    member.apply({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "stack-test-lb", "namespace": "default"},
+                  "spec": {"type": "LoadBalancer", "selector": {"app": "none"}, "ports": [{"port": 80}]}})
+    try:
+        service = wait_for(lambda: (lambda s: s if s["status"].get("loadBalancer", {}).get("ingress") else None)(
+            member.get("service", "-n", "default", "stack-test-lb")), "a load-balancer ingress IP", timeout=60)
+        assert service["status"]["loadBalancer"]["ingress"][0]["ip"]
+    finally:
+        member.kubectl("delete", "service", "-n", "default", "stack-test-lb", check=False)
+
+
+# ---------------------------------------------------------------------------------------- Kruise
+def chart_path() -> Path:
+    return wait_for(lambda: L.kruise_chart if (L.kruise_chart / "Chart.yaml").exists() else None,
+                    f"the assembled Kruise chart at {L.kruise_chart}", timeout=CHART_WAIT_SECONDS, interval=15)
+
+
+def kruise_ready(member) -> bool:
+    """What a user relies on: admission accepts a UnitedDeployment, and both webhook configs carry a caBundle."""
+    for kind in ("mutatingwebhookconfiguration", "validatingwebhookconfiguration"):
+        config = member.get(kind, f"kruise-{kind.removesuffix('webhookconfiguration')}-webhook-configuration")
+        if not config.get("webhooks") or not all(w["clientConfig"].get("caBundle") for w in config["webhooks"]):
+            return False
+    probe = united_deployment("stack-ready-probe", "default", 1)
+    result = member.kubectl("create", "--dry-run=server", "-f", "-", input=json.dumps(probe), check=False)
+    return result.returncode == 0
+
+
+def united_deployment(name: str, namespace: str, replicas: int) -> dict:
+    labels = {"app": name}
+    return {
+        "apiVersion": "apps.kruise.io/v1alpha1", "kind": "UnitedDeployment",
+        "metadata": {"name": name, "namespace": namespace},
+        "spec": {
+            "replicas": replicas,
+            "selector": {"matchLabels": labels},
+            "template": {"deploymentTemplate": {
+                "metadata": {"labels": labels},
+                "spec": {"selector": {"matchLabels": labels},
+                         "template": {"metadata": {"labels": labels},
+                                      "spec": {"containers": [{"name": "app", "image": IMAGE}]}}}}},
+            "topology": {"subsets": [
+                {"name": "regular", "replicas": "50%",
+                 "nodeSelectorTerm": {"matchExpressions": [{"key": "type", "operator": "NotIn",
+                                                            "values": ["virtual-kubelet"]}]}},
+                {"name": "virtual-kubelet",
+                 "nodeSelectorTerm": {"matchExpressions": [{"key": "type", "operator": "In",
+                                                            "values": ["virtual-kubelet"]}]},
+                 "tolerations": [{"key": "virtual-kubelet.io/provider", "operator": "Equal", "value": "huawei",
+                                  "effect": "NoSchedule"}]},
+            ]},
+        },
+    }
+
+
+@pytest.fixture(scope="module")
+def kruise_installed(stack):
+    """Kruise installed in one member by helm, as the collection's install step would (kept if already there)."""
+    member = stack.member(KRUISE_MEMBER)
+    releases = json.loads(member.helm("list", "-n", KRUISE_NAMESPACE, "-o", "json").stdout)
+    installed_here = not any(r["name"] == KRUISE_RELEASE for r in releases)
+    if installed_here:
+        member.helm("install", KRUISE_RELEASE, str(chart_path()), "-n", KRUISE_NAMESPACE, "--create-namespace",
+                    "--wait", "--timeout", "10m")
+    wait_for(lambda: kruise_ready(member), "Kruise ready (dry-run UnitedDeployment, webhook caBundles)", timeout=300)
+    return installed_here
+
+
+def test_helm_install_of_kruise_starts_kruise_manager(stack, kruise_installed):
+    records = stack.records()
+    assert f"{KRUISE_MEMBER}.kruise-manager" in records
+    status = json.loads(stack_cli("status", "--json", check=False).stdout)
+    manager = next(row for row in status if row["name"] == f"{KRUISE_MEMBER}.kruise-manager")
+    assert manager["state"] == "healthy", manager
+    argv = records[f"{KRUISE_MEMBER}.kruise-manager"]["argv"]
+    assert "--enable-leader-election=false" in argv and "--enable-pprof=false" in argv
+
+
+def test_united_deployment_subsets_land_on_the_right_nodes(stack, kruise_installed):
+    member = stack.member(KRUISE_MEMBER)
+    namespace = "stack-test-ud"
+    member.apply({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}})
+    member.apply(united_deployment("ud", namespace, 4))
+    try:
+        nodes = kwok_nodes(member)
+        virtual = {n for n, node in nodes.items() if node["metadata"]["labels"].get("type") == "virtual-kubelet"}
+        regular = set(nodes) - virtual
+
+        def placed():
+            pods = running_ready_pods(member, namespace, "app=ud")
+            by_subset = {}
+            for pod in pods:
+                by_subset.setdefault(pod["metadata"]["labels"].get("apps.kruise.io/subset-name"), []).append(pod)
+            if {k: len(v) for k, v in by_subset.items()} != {"regular": 2, "virtual-kubelet": 2}:
+                return AssertionError({k: len(v) for k, v in by_subset.items()})
+            return by_subset
+        by_subset = wait_for(placed, "UnitedDeployment pods Ready in both subsets", timeout=240)
+        assert {p["spec"]["nodeName"] for p in by_subset["regular"]} <= regular
+        assert {p["spec"]["nodeName"] for p in by_subset["virtual-kubelet"]} <= virtual
+        deployments = member.get("deployments", "-n", namespace)["items"]
+        assert len(deployments) == 2, [d["metadata"]["name"] for d in deployments]
+        ud = wait_for(lambda: (lambda u: u if u.get("status", {}).get("readyReplicas") == 4 else None)(
+            member.get("uniteddeployment", "-n", namespace, "ud")), "UnitedDeployment status readyReplicas 4", timeout=120)
+        assert ud["status"]["replicas"] == 4
+    finally:
+        member.kubectl("delete", "namespace", namespace, "--wait=false", check=False)
+
+
+def test_helm_through_the_federation_endpoint_trips_on_kube_version(stack, tmp_path):
+    federation = stack.federation()
+    chart = chart_path()
+    failed = federation.helm("install", "kubeversion-probe", str(chart), "-n", "stack-test-helm", check=False)
+    assert failed.returncode != 0
+    assert "kubeVersion" in failed.stderr and "incompatible" in failed.stderr, failed.stderr
+
+    patched = tmp_path / chart.name
+    shutil.copytree(chart, patched)
+    chart_yaml = patched / "Chart.yaml"
+    lines = chart_yaml.read_text().splitlines(keepends=True)
+    chart_yaml.write_text("".join(line for line in lines if not line.startswith("kubeVersion:")))
+    # A real install of the whole chart into the control plane, without hooks (no kubelet runs
+    # them there), then removed again.
+    namespace = "stack-test-helm"
+    stack.karmada().apply({"apiVersion": "v1", "kind": "Namespace", "metadata": {
+        "name": namespace, "labels": {"namespace.karmada.io/skip-auto-propagation": "true"}}})
+    try:
+        federation.helm("install", "kubeversion-probe", str(patched), "-n", namespace, "--no-hooks",
+                        "--set", "crds.managed=false")
+    finally:
+        federation.helm("uninstall", "kubeversion-probe", "-n", namespace, "--no-hooks", check=False)
+        stack.karmada().kubectl("delete", "namespace", namespace, "--wait=false", check=False)
+
+
+# ---------------------------------------------------------------------------------------- processes
+def test_status_shows_a_killed_component_and_up_restarts_it(stack):
+    name = "test-ucs.kube-scheduler"
+    record = stack.records()[name]
+    os.kill(record["pid"], signal.SIGKILL)
+    time.sleep(0.5)
+    status = stack_cli("status", "--json", check=False)
+    assert status.returncode == 1
+    row = next(r for r in json.loads(status.stdout) if r["name"] == name)
+    assert row["state"] == "crashed" and row["pid"] is None
+    stack_cli("up")
+    assert stack.records()[name]["pid"] != record["pid"]
+    healthy = json.loads(stack_cli("status", "--json", check=False).stdout)
+    assert next(r for r in healthy if r["name"] == name)["state"] == "healthy"
+
+
+def stack_processes(stack) -> list[int]:
+    """Every live process started from the stack's binaries or running its supervisor."""
+    bin_dir = str(L.bin_dir)
+    found = []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            argv = (proc / "cmdline").read_bytes().split(b"\0")
+            state = (proc / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if state == "Z" or not argv or not argv[0]:
+            continue
+        command = [a.decode(errors="replace") for a in argv if a]
+        if command[0].startswith(bin_dir + "/"):
+            if Path(command[0]).name not in ("kubectl", "helm", "karmadactl"):
+                found.append(int(proc.name))
+        elif command[1:4] == ["-m", "tests.stack", "supervise"]:
+            found.append(int(proc.name))
+    return found
+
+
+def test_down_stops_everything_and_up_restores_the_same_state(stack, kruise_installed):
+    karmada = stack.karmada()
+    marker = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "stack-persistence", "namespace": "default"},
+              "data": {"written": str(time.time())}}
+    karmada.apply(marker)
+    stack.member("test-ucs").apply(marker)
+    before = stack.records()
+    assert f"{KRUISE_MEMBER}.kruise-manager" in before
+
+    stack_cli("down")
+    assert stack_processes(stack) == [], "down must leave no process of the stack running"
+    assert stack.records() == {}
+
+    stack_cli("up")
+    assert karmada.get("configmap", "-n", "default", "stack-persistence")["data"] == marker["data"]
+    assert stack.member("test-ucs").get("configmap", "-n", "default", "stack-persistence")["data"] == marker["data"]
+    clusters = karmada.get("clusters")["items"]
+    assert all(ready_condition(c) for c in clusters)
+    wait_for(lambda: kruise_ready(stack.member(KRUISE_MEMBER)), "Kruise ready again after down/up", timeout=300)
+    for cluster in (karmada, stack.member("test-ucs")):
+        cluster.kubectl("delete", "configmap", "-n", "default", "stack-persistence", check=False)
+
+
+def test_helm_uninstall_stops_kruise_manager(stack, kruise_installed):
+    if not kruise_installed:
+        pytest.skip("Kruise was installed before this session; it is left alone")
+    member = stack.member(KRUISE_MEMBER)
+    member.helm("uninstall", KRUISE_RELEASE, "-n", KRUISE_NAMESPACE, "--wait", "--timeout", "5m")
+    wait_for(lambda: f"{KRUISE_MEMBER}.kruise-manager" not in stack.records(),
+             "kruise-manager to stop after the release is removed", timeout=120)
