@@ -154,16 +154,25 @@ def test_fifty_percent_twice_fails_for_odd_replicas():
         subset_replicas(3, subsets)
 
 
+SUBSETS = "spec.topology.subsets"
+DNS_LABEL = ("invalid subset name a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', "
+             "and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for "
+             "validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')")
+
+
 @pytest.mark.parametrize("replicas, subsets, expected", [
-    (None, named("a", "b", a=1), [("spec.topology.subsets", "if UnitedDeployment replicas is not provided, replicas of all subsets should be provided")]),
-    (5, named("a", "b", a=2, b=2), [("spec.topology.subsets", "if replicas of all subsets are provided, the sum of indicated subset replicas 4 should equal UnitedDeployment replicas 5")]),
+    (None, named("a", "b", a=1), [(SUBSETS, "if UnitedDeployment replicas is not provided, replicas of all subsets should be provided")]),
+    (5, named("a", "b", a=2, b=2),
+     [(SUBSETS, "if replicas of all subsets are provided, the sum of indicated subset replicas 4 should equal UnitedDeployment replicas 5")]),
     (5, [{"name": "a", "replicas": 1, "maxReplicas": 2}, {"name": "b"}],
-     [("spec.topology.subsets", "subset.Replicas and subset.MinReplicas/subset.MaxReplicas are mutually exclusive in a UnitedDeployment")]),
-    (5, [{"name": "a", "maxReplicas": 2}, {"name": "b", "maxReplicas": 3}], [("spec.topology.subsets", "at least one subset.maxReplicas must be empty")]),
-    (None, [{"name": "a", "minReplicas": 2}, {"name": "b"}], [("spec.topology.subsets", "spec.replicas must be not empty if you set subset.minReplicas/maxReplicas")]),
-    (5, [{"name": "a", "minReplicas": 3, "maxReplicas": 1}, {"name": "b"}], [("spec.topology.subsets[0].minReplicas", "subset[0].minReplicas must be less than or equal to maxReplicas")]),
-    (5, named("a", "a"), [("spec.topology.subsets[1].name", "duplicated subset name a")]),
-    (5, [{"name": ""}], [("spec.topology.subsets[0].name", ""), ("spec.topology.subsets[0].name", "invalid subset name a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')")]),
+     [(SUBSETS, "subset.Replicas and subset.MinReplicas/subset.MaxReplicas are mutually exclusive in a UnitedDeployment")]),
+    (5, [{"name": "a", "maxReplicas": 2}, {"name": "b", "maxReplicas": 3}], [(SUBSETS, "at least one subset.maxReplicas must be empty")]),
+    (None, [{"name": "a", "minReplicas": 2}, {"name": "b"}],
+     [(SUBSETS, "spec.replicas must be not empty if you set subset.minReplicas/maxReplicas")]),
+    (5, [{"name": "a", "minReplicas": 3, "maxReplicas": 1}, {"name": "b"}],
+     [(SUBSETS + "[0].minReplicas", "subset[0].minReplicas must be less than or equal to maxReplicas")]),
+    (5, named("a", "a"), [(SUBSETS + "[1].name", "duplicated subset name a")]),
+    (5, [{"name": ""}], [(SUBSETS + "[0].name", ""), (SUBSETS + "[0].name", DNS_LABEL)]),
     (-1, [], [("spec.replicas", "must be greater than or equal to 0")]),
 ])
 def test_validate_topology(replicas, subsets, expected):
