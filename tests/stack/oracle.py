@@ -12,6 +12,7 @@ tests/integration/test_filters_oracle.py feed both the same random cases as the 
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import shutil
@@ -27,6 +28,15 @@ KARMADA_TAGS = "kubernetes_protomessage_one_more_release"
 
 class OracleError(RuntimeError):
     """Building or running an oracle failed; the message says which and why."""
+
+
+def source_digest() -> str:
+    """Hash of the oracle sources, for the build step's cache key (rebuild when they change)."""
+    digest = hashlib.sha256()
+    for path in sorted(ORACLE_SRC.rglob("*")):
+        if path.is_file():
+            digest.update(str(path.relative_to(ORACLE_SRC)).encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()[:16]
 
 
 def _run(cmd: list[str], cwd: Path, env: dict[str, str], logfile: Path, what: str) -> None:
