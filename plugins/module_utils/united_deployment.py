@@ -1,0 +1,361 @@
+# -*- coding: utf-8 -*-
+# Copyright: multicloud.federation contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""A UnitedDeployment validated as Kruise's webhook would, plus the federation's own guards.
+
+On the Karmada control plane Kruise's webhook configurations are deleted (no kruise-manager
+serves them there), so nothing validates a UnitedDeployment until a member's webhook refuses
+Karmada's Work. This module says so before anything is applied.
+
+Upstream (openkruise/kruise, paths at tag v1.9.0):
+
+- ``pkg/webhook/uniteddeployment/validating/uniteddeployment_validation.go``:
+  ``validateUnitedDeploymentSpecV1beta1`` (selector, exactly one template, the selector matching the
+  template's labels, ``replicas`` in the workload template refused, subset names, nodeSelectorTerm
+  via core ``ValidateNodeSelectorTerm``, tolerations via core ``ValidateTolerations``, subset
+  replicas, update strategy) and ``validateUnitedDeploymentTopologyV1beta1`` (a subset's
+  nodeSelectorTerm and tolerations may not change in an update). The topology and update-strategy
+  rules are kruise_allocation.validate_topology.
+- k8s.io/kubernetes ``pkg/apis/core/validation/validation.go`` ``validateNodeSelectorRequirement``,
+  ``validateNodeFieldSelectorRequirement``, ``ValidateTolerations`` (at v1.32.9).
+- ``pkg/controller/uniteddeployment/adapter/deployment_adapter.go``: a Deployment subset ignores
+  ``partitions``.
+
+The federation's guards (not Kruise's rules; each says why): ``spec.replicas`` is required (Karmada's
+``GetReplicas`` divides it; without it there is nothing to divide), Manual partitions with a
+``deploymentTemplate`` are refused (silently ignored by Kruise), and the topology is validated again
+for the replica count each member cluster will run once Karmada has divided the total (``50%`` on both
+subsets fails for odd counts; absolute subset replicas exceed a member's share).
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import re
+
+from ansible_collections.multicloud.federation.plugins.module_utils.kruise_allocation import (
+    FieldError,
+    KruiseAllocationError,
+    validate_topology,
+)
+from ansible_collections.multicloud.federation.plugins.module_utils.karmada_placement import (
+    label_selector_matches,
+)
+
+TEMPLATE_KINDS = ("statefulSetTemplate", "advancedStatefulSetTemplate", "cloneSetTemplate", "deploymentTemplate")
+# Workload kind Kruise creates per subset (pkg/controller/uniteddeployment/adapter/*).
+SUBSET_WORKLOADS = {
+    "statefulSetTemplate": ("apps/v1", "StatefulSet"),
+    "advancedStatefulSetTemplate": ("apps.kruise.io/v1beta1", "StatefulSet"),
+    "cloneSetTemplate": ("apps.kruise.io/v1alpha1", "CloneSet"),
+    "deploymentTemplate": ("apps/v1", "Deployment"),
+}
+_TEMPLATE_WORDS = {
+    "statefulSetTemplate": "statefulSetTemplate",
+    "advancedStatefulSetTemplate": "advancedStatefulSetTemplate",
+    "deploymentTemplate": "deploymentTemplate",
+}
+_DNS1123_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+_QUALIFIED_NAME = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
+_LABEL_VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
+_NODE_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")
+_TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
+
+
+class UnitedDeploymentError(ValueError):
+    """The UnitedDeployment is refused; ``errors`` lists every reason."""
+
+    def __init__(self, errors):
+        self.errors = [str(error) for error in errors]
+        ValueError.__init__(self, "; ".join(self.errors))
+
+
+def template_kind(ud):
+    """The one subset template kind set in spec.template, or None."""
+    template = ((ud or {}).get("spec") or {}).get("template") or {}
+    kinds = [kind for kind in TEMPLATE_KINDS if template.get(kind) is not None]
+    return kinds[0] if len(kinds) == 1 else None
+
+
+def pod_template(ud):
+    """spec.template.<kind>Template.spec.template (the PodTemplateSpec), or None."""
+    kind = template_kind(ud)
+    if kind is None:
+        return None
+    return ((ud["spec"]["template"][kind].get("spec") or {}).get("template"))
+
+
+def _qualified_name_errors(value, field):
+    """``validation.IsQualifiedName``: optional DNS-subdomain prefix, a name of at most 63 characters."""
+    if not isinstance(value, str) or not value:
+        return [FieldError(FieldError.INVALID, field, "name part must be non-empty", value)]
+    parts = value.split("/")
+    if len(parts) > 2:
+        return [FieldError(FieldError.INVALID, field,
+                           "a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start "
+                           "and end with an alphanumeric character with an optional DNS subdomain prefix and '/'", value)]
+    name = parts[-1]
+    errors = []
+    if len(parts) == 2 and (not parts[0] or len(parts[0]) > 253 or not _DNS1123_SUBDOMAIN.match(parts[0])):
+        errors.append(FieldError(FieldError.INVALID, field, "prefix part must be a lowercase RFC 1123 subdomain", value))
+    if len(name) > 63:
+        errors.append(FieldError(FieldError.INVALID, field, "name part must be no more than 63 characters", value))
+    if not _QUALIFIED_NAME.match(name):
+        errors.append(FieldError(FieldError.INVALID, field,
+                                 "name part must consist of alphanumeric characters, '-', '_' or '.', and must start "
+                                 "and end with an alphanumeric character", value))
+    return errors
+
+
+def validate_node_selector_term(term, field):
+    """core ``ValidateNodeSelectorTerm`` (matchExpressions and matchFields)."""
+    errors = []
+    term = term or {}
+    for index, requirement in enumerate(term.get("matchExpressions") or []):
+        path = "%s.matchExpressions[%d]" % (field, index)
+        operator = requirement.get("operator")
+        values = requirement.get("values") or []
+        if operator in ("In", "NotIn"):
+            if not values:
+                errors.append(FieldError(FieldError.REQUIRED, path + ".values",
+                                         "must be specified when `operator` is 'In' or 'NotIn'"))
+        elif operator in ("Exists", "DoesNotExist"):
+            if values:
+                errors.append(FieldError(FieldError.FORBIDDEN, path + ".values",
+                                         "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"))
+        elif operator in ("Gt", "Lt"):
+            if len(values) != 1:
+                errors.append(FieldError(FieldError.REQUIRED, path + ".values",
+                                         "must be specified single value when `operator` is 'Lt' or 'Gt'"))
+        else:
+            errors.append(FieldError(FieldError.INVALID, path + ".operator", "not a valid selector operator", operator))
+        errors.extend(_qualified_name_errors(requirement.get("key"), path + ".key"))
+    for index, requirement in enumerate(term.get("matchFields") or []):
+        path = "%s.matchFields[%d]" % (field, index)
+        if requirement.get("key") != "metadata.name":
+            errors.append(FieldError(FieldError.INVALID, path + ".key", "not a valid field selector key",
+                                     requirement.get("key")))
+        operator = requirement.get("operator")
+        if operator not in ("In", "NotIn"):
+            errors.append(FieldError(FieldError.INVALID, path + ".operator", "not a valid selector operator", operator))
+        elif len(requirement.get("values") or []) != 1:
+            errors.append(FieldError(FieldError.REQUIRED, path + ".values",
+                                     "must be only one value when `operator` is 'In' or 'NotIn' for node field selector"))
+    return errors
+
+
+def validate_tolerations(tolerations, field):
+    """core ``ValidateTolerations``."""
+    errors = []
+    for index, toleration in enumerate(tolerations or []):
+        path = "%s[%d]" % (field, index)
+        key = toleration.get("key") or ""
+        operator = toleration.get("operator") or ""
+        if key:
+            errors.extend(_qualified_name_errors(key, path + ".key"))
+        if not key and operator != "Exists":
+            errors.append(FieldError(FieldError.INVALID, path + ".operator",
+                                     "operator must be Exists when `key` is empty, which means \"match all values and all keys\"",
+                                     operator))
+        if toleration.get("tolerationSeconds") is not None and toleration.get("effect") != "NoExecute":
+            errors.append(FieldError(FieldError.INVALID, path + ".effect",
+                                     "effect must be 'NoExecute' when `tolerationSeconds` is set", toleration.get("effect")))
+        if operator in ("", "Equal"):
+            value = toleration.get("value") or ""
+            if len(value) > 63 or not _LABEL_VALUE.match(value):
+                errors.append(FieldError(FieldError.INVALID, path + ".operator", "a valid label value is required", value))
+        elif operator == "Exists":
+            if toleration.get("value"):
+                errors.append(FieldError(FieldError.INVALID, path + ".operator",
+                                         "value must be empty when `operator` is 'Exists'", toleration.get("value")))
+        else:
+            errors.append(FieldError(FieldError.UNSUPPORTED, path + ".operator", 'supported values: "Equal", "Exists"', operator))
+        effect = toleration.get("effect")
+        if effect and effect not in _TAINT_EFFECTS:
+            errors.append(FieldError(FieldError.UNSUPPORTED, path + ".effect",
+                                     'supported values: "NoExecute", "NoSchedule", "PreferNoSchedule"', effect))
+    return errors
+
+
+def _selector_errors(selector):
+    if selector is None:
+        return [FieldError(FieldError.REQUIRED, "spec.selector", "")]
+    errors = []
+    for key, value in (selector.get("matchLabels") or {}).items():
+        errors.extend(_qualified_name_errors(key, "spec.selector.matchLabels"))
+        if not isinstance(value, str) or len(value) > 63 or not _LABEL_VALUE.match(value):
+            errors.append(FieldError(FieldError.INVALID, "spec.selector.matchLabels", "a valid label value is required", value))
+    for index, expression in enumerate(selector.get("matchExpressions") or []):
+        path = "spec.selector.matchExpressions[%d]" % index
+        operator = expression.get("operator")
+        values = expression.get("values") or []
+        if operator in ("In", "NotIn") and not values:
+            errors.append(FieldError(FieldError.REQUIRED, path + ".values",
+                                     "must be specified when `operator` is 'In' or 'NotIn'"))
+        elif operator in ("Exists", "DoesNotExist") and values:
+            errors.append(FieldError(FieldError.FORBIDDEN, path + ".values",
+                                     "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"))
+        elif operator not in ("In", "NotIn", "Exists", "DoesNotExist"):
+            errors.append(FieldError(FieldError.INVALID, path + ".operator", "not a valid selector operator", operator))
+        errors.extend(_qualified_name_errors(expression.get("key"), path + ".key"))
+    if not (selector.get("matchLabels") or selector.get("matchExpressions")):
+        errors.append(FieldError(FieldError.INVALID, "spec.selector", "empty selector is invalid for statefulset", selector))
+    return errors
+
+
+def _template_errors(spec):
+    errors = []
+    template = spec.get("template") or {}
+    kinds = [kind for kind in TEMPLATE_KINDS if template.get(kind) is not None]
+    if not kinds:
+        errors.append(FieldError(FieldError.REQUIRED, "spec.template",
+                                 "should provide one of statefulSetTemplate, advancedStatefulSetTemplate, cloneSetTemplate, "
+                                 "or deploymentTemplate"))
+        return errors
+    if len(kinds) > 1:
+        errors.append(FieldError(FieldError.INVALID, "spec.template",
+                                 "should provide only one of statefulSetTemplate, advancedStatefulSetTemplate, "
+                                 "cloneSetTemplate, or deploymentTemplate", sorted(kinds)))
+    kind = kinds[0]
+    workload = template[kind] or {}
+    workload_spec = workload.get("spec") or {}
+    selector = spec.get("selector")
+    path = "spec.template.%s" % kind
+    if kind != "cloneSetTemplate" and selector is not None:
+        labels = (workload.get("metadata") or {}).get("labels") or {}
+        if not label_selector_matches(selector, labels):
+            # Kruise names the statefulSetTemplate path for the advanced one too.
+            label_path = "spec.template.%s.metadata.labels" % (
+                "statefulSetTemplate" if kind == "advancedStatefulSetTemplate" else kind)
+            errors.append(FieldError(FieldError.INVALID, label_path, "`selector` does not match template `labels`", labels))
+    if kind != "cloneSetTemplate" and workload_spec.get("replicas") is not None:
+        errors.append(FieldError(FieldError.INVALID, path + ".spec.replicas",
+                                 "replicas in %s will not be used" % _TEMPLATE_WORDS[kind], workload_spec["replicas"]))
+    if kind in ("statefulSetTemplate", "advancedStatefulSetTemplate"):
+        strategy = workload_spec.get("updateStrategy") or {}
+        partition = (strategy.get("rollingUpdate") or {}).get("partition")
+        if (strategy.get("type") or "RollingUpdate") == "RollingUpdate" and partition is not None:
+            errors.append(FieldError(FieldError.INVALID, path + ".spec.updateStrategy.rollingUpdate.partition",
+                                     "partition in %s will not be used" % _TEMPLATE_WORDS[kind], partition))
+    pod = workload_spec.get("template")
+    if kind != "cloneSetTemplate" and selector is not None and pod is not None:
+        # ValidatePodTemplateSpecForReplicaSet / ForStatefulSet: the selector must match the pod labels.
+        pod_labels = (pod.get("metadata") or {}).get("labels") or {}
+        if not label_selector_matches(selector, pod_labels):
+            errors.append(FieldError(FieldError.INVALID, path + ".spec.template.metadata.labels",
+                                     "`selector` does not match template `labels`", pod_labels))
+    if pod is None or not ((pod.get("spec") or {}).get("containers")):
+        errors.append(FieldError(FieldError.REQUIRED, path + ".spec.template.spec.containers", ""))
+    return errors
+
+
+def _semantic_equal(a, b):
+    """``equality.Semantic.DeepEqual`` for JSON data: nil and empty are the same."""
+    if a in (None, {}, []) and b in (None, {}, []):
+        return True
+    if isinstance(a, dict) and isinstance(b, dict):
+        keys = set(a) | set(b)
+        return all(_semantic_equal(a.get(k), b.get(k)) for k in keys)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_semantic_equal(x, y) for x, y in zip(a, b))
+    return a == b
+
+
+def validate(ud, old=None):
+    """Field errors Kruise's validating webhook returns for ``ud`` (created, or updated from ``old``)."""
+    errors = []
+    if not isinstance(ud, dict):
+        return [FieldError(FieldError.INVALID, "", "a UnitedDeployment must be a mapping", None, show_value=False)]
+    metadata = ud.get("metadata") or {}
+    name = metadata.get("name") or ""
+    if not name:
+        errors.append(FieldError(FieldError.REQUIRED, "metadata.name", "name or generateName is required"))
+    elif len(name) > 253 or not _DNS1123_SUBDOMAIN.match(name):
+        errors.append(FieldError(FieldError.INVALID, "metadata.name",
+                                 "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or "
+                                 "'.', and must start and end with an alphanumeric character", name))
+    spec = ud.get("spec") or {}
+    errors.extend(_selector_errors(spec.get("selector")))
+    errors.extend(_template_errors(spec))
+    topology = spec.get("topology") or {}
+    subsets = topology.get("subsets") or []
+    try:
+        errors.extend(validate_topology(spec.get("replicas"), subsets, topology.get("scheduleStrategy"),
+                                        spec.get("updateStrategy")))
+    except KruiseAllocationError as error:
+        errors.append(FieldError(FieldError.INVALID, "spec", str(error), None, show_value=False))
+    for index, subset in enumerate(subsets):
+        if not isinstance(subset, dict):
+            continue
+        path = "spec.topology.subsets[%d]" % index
+        errors.extend(validate_node_selector_term(subset.get("nodeSelectorTerm"), path + ".nodeSelectorTerm"))
+        errors.extend(validate_tolerations(subset.get("tolerations"), path + ".tolerations"))
+    if old is not None:
+        old_subsets = dict((s.get("name"), s) for s in (((old.get("spec") or {}).get("topology") or {}).get("subsets") or []))
+        for index, subset in enumerate(subsets):
+            previous = old_subsets.get(subset.get("name"))
+            if previous is None:
+                continue
+            path = "spec.topology.subsets[%d]" % index
+            if not _semantic_equal(previous.get("nodeSelectorTerm"), subset.get("nodeSelectorTerm")):
+                errors.append(FieldError(FieldError.FORBIDDEN, path + ".nodeSelectorTerm", "may not be changed in an update"))
+            if not _semantic_equal(previous.get("tolerations"), subset.get("tolerations")):
+                errors.append(FieldError(FieldError.FORBIDDEN, path + ".tolerations", "may not be changed in an update"))
+    return errors
+
+
+def federation_guards(ud, member_replicas=None, divided=True, allow_absolute_subset_replicas=False):
+    """The federation's own refusals (strings), beyond Kruise's rules.
+
+    ``member_replicas``: {cluster: replicas} each member will run (Karmada's division, or the total
+    for each cluster when Duplicated); the topology is validated again for each of those counts.
+    """
+    problems = []
+    spec = (ud or {}).get("spec") or {}
+    if spec.get("replicas") is None:
+        problems.append("spec.replicas is required: Karmada divides spec.replicas between the member clusters "
+                        "(GetReplicas); without it there is nothing to divide and each member would run the sum of "
+                        "its subsets")
+    kind = template_kind(ud)
+    partitions = ((spec.get("updateStrategy") or {}).get("manualUpdate") or {}).get("partitions") or {}
+    if kind == "deploymentTemplate" and any(value for value in partitions.values()):
+        problems.append("spec.updateStrategy.manualUpdate.partitions has no effect with a deploymentTemplate (Kruise's "
+                        "Deployment adapter ignores it, so every pod would be updated at once); use cloneSetTemplate, "
+                        "advancedStatefulSetTemplate or statefulSetTemplate to hold pods back")
+    topology = spec.get("topology") or {}
+    subsets = topology.get("subsets") or []
+    if divided and not allow_absolute_subset_replicas:
+        absolute = [s.get("name") for s in subsets
+                    if isinstance(s, dict) and any(isinstance(s.get(k), int) and not isinstance(s.get(k), bool) and s.get(k) > 0
+                                                   for k in ("replicas", "minReplicas", "maxReplicas"))]
+        if absolute:
+            problems.append("subset(s) %s give absolute replicas, but Karmada divides spec.replicas between the clusters "
+                            "and each member gets the same subsets: use percentages (e.g. '50%%') or leave one subset's "
+                            "replicas unset so it takes the rest" % ", ".join(absolute))
+    for cluster in sorted(member_replicas or {}):
+        count = member_replicas[cluster]
+        try:
+            errors = validate_topology(count, subsets, topology.get("scheduleStrategy"), spec.get("updateStrategy"))
+        except KruiseAllocationError as error:
+            errors = [error]
+        for error in errors:
+            problems.append("member cluster %s runs %d replica(s) after Karmada's division, and Kruise refuses the "
+                            "UnitedDeployment there: %s" % (cluster, count, error))
+    return problems
+
+
+def check(ud, old=None, member_replicas=None, divided=True, allow_absolute_subset_replicas=False):
+    """``validate`` + ``federation_guards``; raises UnitedDeploymentError listing every problem."""
+    problems = [str(error) for error in validate(ud, old)]
+    problems.extend(federation_guards(ud, member_replicas, divided, allow_absolute_subset_replicas))
+    if problems:
+        raise UnitedDeploymentError(problems)
+
+
+def expected_updated(kind, replicas, partition):
+    """Pods a subset runs from the current revision: replicas - min(partition, replicas), or all of
+    them for a Deployment subset (partitions ignored)."""
+    if kind == "deploymentTemplate":
+        return replicas
+    return replicas - min(partition or 0, replicas)
