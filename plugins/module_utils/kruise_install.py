@@ -1,0 +1,222 @@
+# -*- coding: utf-8 -*-
+# Copyright: multicloud.federation contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""What "OpenKruise is installed and ready" means, and how kruise-daemon is kept off virtual nodes.
+
+Upstream facts (openkruise/kruise at v1.9.0 unless said otherwise; openkruise/charts):
+
+- Kruise's CRDs are in the API groups ``apps.kruise.io`` and ``policy.kruise.io``
+  (``config/crd/bases``); a CRD serves requests once its ``Established`` condition is True.
+- kruise-manager fills ``caBundle`` into every webhook of ``kruise-mutating-webhook-configuration``
+  and ``kruise-validating-webhook-configuration`` once its certificate exists
+  (``pkg/webhook/util/configuration/configuration.go Ensure``); until then the API server cannot
+  call the webhooks and, with ``failurePolicy: Fail``, rejects every UnitedDeployment. A Running
+  manager pod does not mean this has happened, so readiness is a server-side dry-run create of a
+  UnitedDeployment, which runs the mutating and validating webhooks.
+- Chart ``daemon.affinity`` (templates/manager.yaml, read from chart 1.5.1 on; default from 1.7.0,
+  openkruise/charts PR #110 for kruise issue #1596): ``type NotIn [virtual-kubelet]``.
+- The kruise-daemon DaemonSet hard-codes ``tolerations: [{operator: Exists}]`` in every chart
+  version; removing it is what the reference runbook does instead.
+- kruise-daemon finds cri-dockerd by itself from kruise v1.7.0 on (kruise PR #1634,
+  ``pkg/daemon/criruntime/factory.go``); older daemons need ``daemon.socketFile=cri-dockerd.sock``
+  on nodes that run Docker through cri-dockerd (Kubernetes >= 1.24, after dockershim's removal).
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import re
+
+KRUISE_GROUP_SUFFIX = "kruise.io"
+WEBHOOK_CONFIGURATIONS = (
+    ("MutatingWebhookConfiguration", "kruise-mutating-webhook-configuration"),
+    ("ValidatingWebhookConfiguration", "kruise-validating-webhook-configuration"),
+)
+# virtual-kubelet/node-cli internal/commands/root/node.go NodeFromProvider: label type=virtual-kubelet.
+VIRTUAL_KUBELET_LABEL = ("type", "virtual-kubelet")
+DAEMON_AFFINITY = {
+    "nodeAffinity": {
+        "requiredDuringSchedulingIgnoredDuringExecution": {
+            "nodeSelectorTerms": [
+                {"matchExpressions": [{"key": "type", "operator": "NotIn", "values": ["virtual-kubelet"]}]}
+            ]
+        }
+    }
+}
+# dockershim left the kubelet in Kubernetes 1.24; from then on Docker nodes run cri-dockerd.
+DOCKERSHIM_REMOVED_IN = (1, 24)
+
+
+def is_kruise_crd(crd):
+    return (crd.get("spec") or {}).get("group", "").endswith(KRUISE_GROUP_SUFFIX)
+
+
+def crd_established(crd):
+    for condition in (crd.get("status") or {}).get("conditions") or []:
+        if condition.get("type") == "Established":
+            return condition.get("status") == "True"
+    return False
+
+
+def crd_summary(crd):
+    spec = crd.get("spec") or {}
+    served = [v.get("name") for v in spec.get("versions") or [] if v.get("served")]
+    storage = [v.get("name") for v in spec.get("versions") or [] if v.get("storage")]
+    return {
+        "name": crd["metadata"]["name"],
+        "group": spec.get("group"),
+        "kind": (spec.get("names") or {}).get("kind"),
+        "plural": (spec.get("names") or {}).get("plural"),
+        "namespaced": spec.get("scope") == "Namespaced",
+        "version": (storage or served or [None])[0],
+        "established": crd_established(crd),
+    }
+
+
+def webhooks_without_ca_bundle(configuration):
+    """Names of the webhooks in a webhook configuration whose clientConfig has no caBundle."""
+    return [
+        hook.get("name")
+        for hook in configuration.get("webhooks") or []
+        if not (hook.get("clientConfig") or {}).get("caBundle")
+    ]
+
+
+def webhook_summary(kind, name, configuration):
+    if configuration is None:
+        return {"kind": kind, "name": name, "exists": False, "webhooks": 0, "without_ca_bundle": []}
+    return {
+        "kind": kind,
+        "name": name,
+        "exists": True,
+        "webhooks": len(configuration.get("webhooks") or []),
+        "without_ca_bundle": webhooks_without_ca_bundle(configuration),
+    }
+
+
+def readiness_problems(crds, webhooks, dry_run, checks):
+    """Why Kruise is not ready yet; an empty list means ready.
+
+    crds: crd_summary() of every Kruise CRD; webhooks: webhook_summary() of both configurations;
+    dry_run: None when not run, else {"ok": bool, "message": str}; checks: the checks asked for.
+    """
+    problems = []
+    if "crds" in checks:
+        if not crds:
+            problems.append("no CustomResourceDefinition of a *.kruise.io group exists")
+        if not any(c["kind"] == "UnitedDeployment" and c["group"] == "apps.kruise.io" for c in crds):
+            problems.append("CRD uniteddeployments.apps.kruise.io does not exist")
+        for crd in crds:
+            if not crd["established"]:
+                problems.append("CRD %s is not Established" % crd["name"])
+    if "webhooks" in checks:
+        for hook in webhooks:
+            if not hook["exists"]:
+                problems.append("%s %s does not exist" % (hook["kind"], hook["name"]))
+            elif not hook["webhooks"]:
+                problems.append("%s %s has no webhooks" % (hook["kind"], hook["name"]))
+            elif hook["without_ca_bundle"]:
+                problems.append(
+                    "%s %s: no caBundle yet in %s" % (hook["kind"], hook["name"], ", ".join(hook["without_ca_bundle"]))
+                )
+    if "dry_run" in checks and dry_run is not None and not dry_run["ok"]:
+        problems.append("server-side dry-run create of a UnitedDeployment failed: %s" % dry_run["message"])
+    return problems
+
+
+def united_deployment_probe(namespace, name="multicloud-federation-readiness-probe"):
+    """A minimal valid UnitedDeployment, only ever sent with dryRun=All."""
+    labels = {"app": name}
+    return {
+        "apiVersion": "apps.kruise.io/v1alpha1",
+        "kind": "UnitedDeployment",
+        "metadata": {"name": name, "namespace": namespace},
+        "spec": {
+            "replicas": 1,
+            "selector": {"matchLabels": labels},
+            "template": {
+                "cloneSetTemplate": {
+                    "metadata": {"labels": labels},
+                    "spec": {
+                        "selector": {"matchLabels": labels},
+                        "template": {
+                            "metadata": {"labels": labels},
+                            "spec": {"containers": [{"name": "probe", "image": "registry.invalid/probe:0"}]},
+                        },
+                    },
+                }
+            },
+            "topology": {"subsets": [{"name": "probe"}]},
+            "updateStrategy": {"type": "Manual", "manualUpdate": {}},
+        },
+    }
+
+
+def custom_resource_summary(crd, item):
+    meta = item.get("metadata") or {}
+    entry = {
+        "apiVersion": item.get("apiVersion") or "%s/%s" % (crd["group"], crd["version"]),
+        "kind": item.get("kind") or crd["kind"],
+        "name": meta.get("name"),
+    }
+    if meta.get("namespace"):
+        entry["namespace"] = meta["namespace"]
+    entry["ref"] = "%s %s%s" % (entry["kind"], entry["namespace"] + "/" if meta.get("namespace") else "", entry["name"])
+    return entry
+
+
+# ---------------------------------------------------------------------------------------------
+# kruise-daemon placement.
+# ---------------------------------------------------------------------------------------------
+
+
+def is_tolerate_all(toleration):
+    """The toleration {operator: Exists} with no key, which tolerates every taint."""
+    return toleration.get("operator") == "Exists" and not toleration.get("key") and not toleration.get("effect")
+
+
+def toleration_removal_patch(daemonset):
+    """RFC 6902 ops that remove kruise-daemon's tolerate-all toleration(s); [] when none is left.
+
+    Each removal is guarded by a ``test`` of the exact element, so a DaemonSet that changed since
+    it was read is refused by the API server instead of losing the wrong toleration. Indexes are
+    removed from the end so earlier ones stay valid.
+    """
+    tolerations = ((daemonset.get("spec") or {}).get("template") or {}).get("spec", {}).get("tolerations") or []
+    ops = []
+    for index in reversed(range(len(tolerations))):
+        if is_tolerate_all(tolerations[index]):
+            path = "/spec/template/spec/tolerations/%d" % index
+            ops.append({"op": "test", "path": path, "value": tolerations[index]})
+            ops.append({"op": "remove", "path": path})
+    return ops
+
+
+def is_virtual_kubelet_node(node):
+    labels = (node.get("metadata") or {}).get("labels") or {}
+    return labels.get(VIRTUAL_KUBELET_LABEL[0]) == VIRTUAL_KUBELET_LABEL[1]
+
+
+def _kubelet_minor(node):
+    version = ((node.get("status") or {}).get("nodeInfo") or {}).get("kubeletVersion") or ""
+    match = re.match(r"^v?(\d+)\.(\d+)", version)
+    return (int(match.group(1)), int(match.group(2))) if match else None
+
+
+def cri_dockerd_nodes(nodes):
+    """Names of the (non-virtual) nodes that run Docker through cri-dockerd.
+
+    A node reports ``status.nodeInfo.containerRuntimeVersion: docker://<ver>`` with Docker; from
+    Kubernetes 1.24 on the kubelet reaches Docker only through cri-dockerd.
+    """
+    names = []
+    for node in nodes:
+        if is_virtual_kubelet_node(node):
+            continue
+        runtime = ((node.get("status") or {}).get("nodeInfo") or {}).get("containerRuntimeVersion") or ""
+        minor = _kubelet_minor(node)
+        if runtime.startswith("docker://") and minor is not None and minor >= DOCKERSHIM_REMOVED_IN:
+            names.append(node["metadata"]["name"])
+    return names
+

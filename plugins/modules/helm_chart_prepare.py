@@ -1,0 +1,195 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: multicloud.federation contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+---
+module: helm_chart_prepare
+short_description: Unpack a Helm chart into a directory, removing kubeVersion when the cluster cannot satisfy it
+version_added: 0.1.0
+description:
+  - Copies a chart (an unpacked chart directory or a C(.tgz) chart archive as C(helm package) or
+    C(helm pull) writes it) into O(dest), and removes the top-level C(kubeVersion) line from its
+    C(Chart.yaml) when Helm would refuse the chart on this cluster, or when asked to.
+  - Helm refuses a chart when the server's gitVersion does not satisfy C(kubeVersion), and also when
+    the gitVersion cannot be parsed; a Karmada control plane behind Huawei UCS answers C(/version)
+    with an empty gitVersion, so every chart that declares C(kubeVersion) fails there. The check
+    reproduces Helm's (Masterminds/semver v3 rules, helm C(pkg/chartutil/compatible.go)).
+  - Writes only when O(dest) differs from the prepared chart, so it is idempotent; files in O(dest)
+    that are not in the chart are removed.
+  - Runs on the host the module runs on (the controller with a local connection).
+author:
+  - multicloud.federation contributors
+attributes:
+  check_mode:
+    support: full
+  diff_mode:
+    support: none
+options:
+  src:
+    description: An unpacked chart directory (holding C(Chart.yaml)) or a chart archive (C(.tgz)).
+    type: path
+    required: true
+  dest:
+    description: Directory to hold the prepared chart (its C(Chart.yaml) directly inside). Created if missing.
+    type: path
+    required: true
+  remove_kube_version:
+    description:
+      - C(auto) removes C(kubeVersion) when O(server_version) does not satisfy it or cannot be parsed
+        (an empty O(server_version) cannot); C(always) removes it; C(never) keeps the chart as it is.
+    type: str
+    choices: [auto, always, never]
+    default: auto
+  server_version:
+    description:
+      - The cluster's gitVersion as C(/version) reports it (for example C(v1.32.9)), or an empty string.
+      - Required with O(remove_kube_version=auto).
+    type: str
+"""
+
+EXAMPLES = r"""
+- name: Read the control plane's version
+  kubernetes.core.k8s_cluster_info:
+  register: cluster
+
+- name: Prepare the Kruise chart for the control plane
+  multicloud.federation.helm_chart_prepare:
+    src: /tmp/charts/kruise-1.8.3.tgz
+    dest: ~/.cache/multicloud-federation/charts/kruise-1.8.3
+    server_version: "{{ cluster.version.server.kubernetes.gitVersion | default('') }}"
+"""
+
+RETURN = r"""
+chart:
+  description: name, version and kubeVersion of the source chart.
+  returned: always
+  type: dict
+  sample: {name: kruise, version: 1.8.3, kubeVersion: ">= 1.18.0-0"}
+kube_version_removed:
+  description: Whether the prepared chart lacks the source chart's kubeVersion.
+  returned: always
+  type: bool
+reason:
+  description: Why kubeVersion was kept or removed.
+  returned: always
+  type: str
+  sample: the server reports an empty gitVersion, which Helm cannot parse
+path:
+  description: The prepared chart directory (O(dest)), usable as C(chart_ref) of kubernetes.core.helm.
+  returned: always
+  type: str
+files_written:
+  description: Chart files that were (or in check mode would be) written or removed in O(dest).
+  returned: always
+  type: list
+  elements: str
+"""
+
+import os
+import shutil
+
+from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.multicloud.federation.plugins.module_utils.helm_chart import (
+    ChartSourceError,
+    chart_metadata,
+    kube_version_verdict,
+    prepared_files,
+    read_chart_archive,
+    read_chart_directory,
+)
+
+
+def read_source(src):
+    if os.path.isdir(src):
+        return read_chart_directory(src)
+    if os.path.isfile(src):
+        with open(src, "rb") as handle:
+            return read_chart_archive(handle.read())
+    raise ChartSourceError("chart source %s does not exist" % src)
+
+
+def read_dest(dest):
+    if not os.path.isdir(dest):
+        return {}
+    files = {}
+    for root, dirs, names in os.walk(dest):
+        for name in names:
+            path = os.path.join(root, name)
+            with open(path, "rb") as handle:
+                files[os.path.relpath(path, dest).replace(os.sep, "/")] = handle.read()
+    return files
+
+
+def write_dest(dest, wanted, current):
+    for rel in sorted(set(current) - set(wanted)):
+        os.remove(os.path.join(dest, rel))
+    for rel, body in sorted(wanted.items()):
+        if current.get(rel) == body:
+            continue
+        path = os.path.join(dest, rel)
+        if not os.path.isdir(os.path.dirname(path)):
+            os.makedirs(os.path.dirname(path))
+        tmp = path + ".tmp-helm-chart-prepare"
+        with open(tmp, "wb") as handle:
+            handle.write(body)
+        os.chmod(tmp, 0o644)
+        os.rename(tmp, path)
+    # Directories emptied by removed files.
+    for root, dirs, names in os.walk(dest, topdown=False):
+        if root != dest and not os.listdir(root):
+            shutil.rmtree(root)
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=dict(
+            src=dict(type="path", required=True),
+            dest=dict(type="path", required=True),
+            remove_kube_version=dict(type="str", choices=["auto", "always", "never"], default="auto"),
+            server_version=dict(type="str"),
+        ),
+        supports_check_mode=True,
+    )
+    params = module.params
+    if params["remove_kube_version"] == "auto" and params["server_version"] is None:
+        module.fail_json(msg="server_version is required with remove_kube_version=auto (it may be an empty string)")
+    try:
+        files = read_source(params["src"])
+    except (ChartSourceError, IOError, OSError) as exc:
+        module.fail_json(msg="cannot read the chart: %s" % exc)
+    meta = chart_metadata(files)
+    mode = params["remove_kube_version"]
+    if not meta["kubeVersion"]:
+        remove, reason = False, "the chart declares no kubeVersion"
+    elif mode == "always":
+        remove, reason = True, "removal was asked for (remove_kube_version=always)"
+    elif mode == "never":
+        remove, reason = False, "removal was switched off (remove_kube_version=never)"
+    else:
+        accepted, reason = kube_version_verdict(meta["kubeVersion"], params["server_version"])
+        remove = not accepted
+    wanted = prepared_files(files, remove)
+    current = read_dest(params["dest"])
+    differing = sorted(rel for rel in set(wanted) | set(current) if wanted.get(rel) != current.get(rel))
+    if differing and not module.check_mode:
+        if not os.path.isdir(params["dest"]):
+            os.makedirs(params["dest"])
+        write_dest(params["dest"], wanted, current)
+    module.exit_json(
+        changed=bool(differing),
+        chart=meta,
+        kube_version_removed=remove,
+        reason=reason,
+        path=params["dest"],
+        files_written=differing,
+    )
+
+
+if __name__ == "__main__":
+    main()
