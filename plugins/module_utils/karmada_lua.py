@@ -444,6 +444,10 @@ coroutine = nil
 gcinfo = nil
 python = nil
 os = {time = osTime, date = osDate}
+package.loaded.io = nil
+package.loaded.debug = nil
+package.loaded.coroutine = nil
+package.loaded.os = os
 package.path = ""
 package.cpath = ""
 package.loaders = {package.loaders[1]}

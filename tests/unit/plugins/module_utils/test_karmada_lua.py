@@ -1,0 +1,205 @@
+# -*- coding: utf-8 -*-
+# Copyright: multicloud.federation contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The offline Karmada Lua runtime (karmada_lua) and the collection's UnitedDeployment scripts.
+
+Expected values come from Karmada's Go code (karmada-io/karmada@v1.18.2): lua.go (sandbox,
+errors), lua_convert.go (result conversion), kube.go / helper (requirements, dependencies) and
+apimachinery's Quantity formatting."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import copy
+import os
+
+import pytest
+import yaml
+
+lupa = pytest.importorskip("lupa")
+
+from ansible_collections.multicloud.federation.plugins.module_utils.karmada_lua import (  # noqa: E402
+    KarmadaLuaVM,
+    LuaScriptError,
+    check_customization,
+    format_quantity,
+    load_samples,
+    parse_quantity,
+    replica_requirements,
+    restore_empty_objects,
+    run_operation,
+)
+
+ROLE = os.path.join(os.path.dirname(__file__), "..", "..", "..", "..", "roles", "resource_interpreter")
+SCRIPTS = {
+    "replicaResource": "get_replicas.lua",
+    "replicaRevision": "revise_replica.lua",
+    "statusReflection": "reflect_status.lua",
+    "statusAggregation": "aggregate_status.lua",
+    "healthInterpretation": "interpret_health.lua",
+    "dependencyInterpretation": "get_dependencies.lua",
+}
+
+
+def script(key):
+    with open(os.path.join(ROLE, "files", "uniteddeployment", SCRIPTS[key])) as handle:
+        return handle.read()
+
+
+def definition(overrides=None, name="declarative-configuration-uniteddeployment"):
+    scripts = dict((key, script(key)) for key in SCRIPTS)
+    scripts.update(overrides or {})
+    return {
+        "apiVersion": "config.karmada.io/v1alpha1",
+        "kind": "ResourceInterpreterCustomization",
+        "metadata": {"name": name},
+        "spec": {
+            "target": {"apiVersion": "apps.kruise.io/v1alpha1", "kind": "UnitedDeployment"},
+            "customizations": dict((k, {"luaScript": v}) for k, v in scripts.items() if v),
+        },
+    }
+
+
+@pytest.fixture(scope="module")
+def samples():
+    with open(os.path.join(ROLE, "files", "samples", "uniteddeployment.yml")) as handle:
+        return load_samples(yaml.safe_load(handle))
+
+
+def sample(samples, name):
+    return copy.deepcopy([s for s in samples if s["name"] == name][0])
+
+
+@pytest.mark.parametrize("text, fmt, expected", [
+    ("100m", "DecimalSI", "100m"), ("1", "DecimalSI", "1"), ("1500m", "DecimalSI", "1500m"),
+    ("0.5", "DecimalSI", "500m"), ("64Mi", "BinarySI", "64Mi"), ("1536", "BinarySI", "1536"),
+    ("1000", "DecimalSI", "1k"), ("1500", "DecimalSI", "1500"), ("100M", "DecimalSI", "100M"),
+    ("1Gi", "BinarySI", "1Gi"), ("512", "BinarySI", "512"),
+])
+def test_quantity_round_trip(text, fmt, expected):
+    value, parsed = parse_quantity(text)
+    assert format_quantity(value, parsed if parsed != "DecimalSI" else fmt) == expected
+
+
+def test_requirements_take_init_container_max_and_limits_as_requests():
+    pod = {"spec": {
+        "initContainers": [{"name": "i", "resources": {"requests": {"cpu": "1", "memory": "256Mi"}}}],
+        "containers": [{"name": "a", "resources": {"requests": {"cpu": "250m", "memory": "100Mi"}}},
+                       {"name": "b", "resources": {"limits": {"cpu": "250m", "memory": "100Mi"}}}],
+        "nodeSelector": {"disk": "ssd"},
+    }}
+    assert replica_requirements(pod) == {"nodeClaim": {"nodeSelector": {"disk": "ssd"}},
+                                         "resourceRequest": {"cpu": "1", "memory": "256Mi"}}
+    assert replica_requirements({"spec": {"containers": [{"name": "a"}]}}) is None
+
+
+def test_empty_tables_follow_the_references():
+    # lua_convert.go: [] that was {} in a reference becomes {}, [] found nowhere is dropped.
+    reference = {"spec": {"a": {}, "b": []}}
+    assert restore_empty_objects({"spec": {"a": [], "b": [], "c": []}}, [reference]) == {"spec": {"a": {}, "b": []}}
+    assert restore_empty_objects([], []) == {}
+
+
+def test_collection_scripts_pass_every_sample(samples):
+    outcome = check_customization(definition(), samples)
+    results = outcome["results"]
+    assert outcome["ran"] == 6 * len(samples) - 0
+    runbook = results["replicaResource"][0]["result"]
+    # GetReplicas reads the pod template inside cloneSetTemplate (the built-in reads spec.template and finds nothing).
+    assert runbook["replica"] == 6
+    assert runbook["requires"]["resourceRequest"] == {"cpu": "100m", "memory": "64Mi"}
+    without_replicas = [r for r in results["replicaResource"] if r["sample"] == "fresh-without-replicas"][0]
+    assert without_replicas["result"]["replica"] == 3  # the subsets' integers, never nil
+    aggregated = results["statusAggregation"][0]["result"]["aggregatedStatus"]["status"]
+    assert (aggregated["replicas"], aggregated["readyReplicas"], aggregated["updatedReplicas"]) == (6, 6, 6)
+    assert aggregated["observedGeneration"] == 3  # every member observed template generation 3
+    assert aggregated["subsetReplicas"] == {"regular": 3, "virtual-kubelet": 3}
+    partial = results["statusAggregation"][1]["result"]["aggregatedStatus"]["status"]
+    assert partial["observedGeneration"] == 0 and "currentRevision" not in partial
+    health = dict((r["sample"], r["result"]["healthy"]) for r in results["healthInterpretation"])
+    assert health == {"runbook-cloneset": True, "partitioned-rollout-with-dependencies": True,
+                      "fresh-without-replicas": False}
+    deps = results["dependencyInterpretation"][1]["result"]["dependencies"]
+    assert [(d["kind"], d["name"]) for d in deps] == [
+        ("ConfigMap", "web-config"), ("ConfigMap", "web-files"), ("PersistentVolumeClaim", "web-data"),
+        ("Secret", "registry"), ("Secret", "web-secret"), ("ServiceAccount", "web")]
+    assert results["statusReflection"][2]["result"]["status"] == {}
+
+
+def test_builtin_style_health_script_breaks_on_a_real_uniteddeployment(samples):
+    # Karmada's built-in InterpretHealth compares availableReplicas, which UnitedDeployment lacks.
+    builtin = """
+function InterpretHealth(observedObj)
+  if observedObj.status.availableReplicas < observedObj.status.updatedReplicas then
+    return false
+  end
+  return true
+end"""
+    with pytest.raises(LuaScriptError, match="healthInterpretation.*attempt to compare"):
+        check_customization(definition({"healthInterpretation": builtin}), samples)
+
+
+def test_global_variable_is_refused(samples):
+    leaking = script("statusAggregation").replace("function AggregateStatus(desiredObj, statusItems)",
+                                                  "function AggregateStatus(desiredObj, statusItems)\n  currentRevision = 'x'")
+    with pytest.raises(LuaScriptError, match="global variable.*currentRevision"):
+        check_customization(definition({"statusAggregation": leaking}), samples)
+    # The runbook's conditional global leaks from one object into the next even when allowed.
+    conditional = """
+function AggregateStatus(desiredObj, statusItems)
+  for i = 1, #statusItems do
+    if statusItems[i].status ~= nil and statusItems[i].status.currentRevision ~= nil then
+      currentRevision = statusItems[i].status.currentRevision
+    end
+  end
+  desiredObj.status = {currentRevision = currentRevision}
+  return desiredObj
+end"""
+    with pytest.raises(LuaScriptError, match="state leaks between calls"):
+        check_customization(definition({"statusAggregation": conditional}), samples, forbid_globals=False)
+
+
+def test_get_replicas_returning_nil_is_refused_like_karmada(samples):
+    builtin = """
+local kube = require("kube")
+function GetReplicas(obj)
+  return obj.spec.replicas, kube.accuratePodRequirements(obj.spec.template)
+end"""
+    with pytest.raises(LuaScriptError, match="result type 0 is not number"):
+        check_customization(definition({"replicaResource": builtin}), samples)
+
+
+def test_syntax_error_names_the_customization(samples):
+    with pytest.raises(LuaScriptError, match=r"^statusReflection\.luaScript: .*statusReflection:1: 'end' expected"):
+        check_customization(definition({"statusReflection": "function ReflectStatus(o) return o"}), samples)
+
+
+def test_uppercase_name_is_refused(samples):
+    with pytest.raises(LuaScriptError, match="not a valid object name"):
+        check_customization(definition(name="declarative-configuration-UnitedDeployment"), samples)
+
+
+@pytest.mark.parametrize("forbidden", ["loadstring('return 1')", "setmetatable({}, {})", "io.open('/etc/passwd')",
+                                       "os.execute('true')", "require('io')"])
+def test_sandbox_matches_karmada(forbidden):
+    vm = KarmadaLuaVM()
+    body = "function InterpretHealth(o)\n  local x = %s\n  return true\nend" % forbidden
+    with pytest.raises(LuaScriptError):
+        run_operation(vm, "healthInterpretation", body, observed={"status": {}})
+
+
+def test_timeout_stops_endless_scripts():
+    vm = KarmadaLuaVM(timeout=0.2)
+    with pytest.raises(LuaScriptError, match="context deadline exceeded"):
+        run_operation(vm, "healthInterpretation", "function InterpretHealth(o) while true do end end",
+                      observed={"status": {}})
+
+
+def test_kube_library_arguments_are_checked():
+    vm = KarmadaLuaVM()
+    body = 'local kube = require("kube")\nfunction GetDependencies(o) return kube.getPodDependencies(nil, "x") end'
+    with pytest.raises(LuaScriptError, match="table expected, got nil"):
+        run_operation(vm, "dependencyInterpretation", body, desired={"spec": {}})
+    add = 'local kube = require("kube")\nfunction ReflectStatus(o) return {cpu = kube.resourceAdd("100m", "1", nil)} end'
+    assert run_operation(vm, "statusReflection", add, observed={"status": {}}) == [("status", {"cpu": "1100m"})]
