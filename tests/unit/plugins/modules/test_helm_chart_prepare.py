@@ -1,0 +1,94 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) multicloud.federation contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""helm_chart_prepare: kubeVersion removed exactly when Helm would refuse the chart; idempotent."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import io
+import json
+import os
+import tarfile
+
+import pytest
+
+from ansible.module_utils.testing import patch_module_args
+from ansible_collections.multicloud.federation.plugins.modules import helm_chart_prepare
+
+CHART_YAML = b'apiVersion: v2\nname: kruise\nversion: 1.9.0\nkubeVersion: ">= 1.16.0-0"\n'
+
+
+def run(capsys, check_mode=False, **args):
+    if check_mode:
+        args["_ansible_check_mode"] = True
+    with patch_module_args(args):
+        with pytest.raises(SystemExit) as exit_info:
+            helm_chart_prepare.main()
+    result = json.loads(capsys.readouterr().out)
+    result["rc"] = exit_info.value.code
+    return result
+
+
+@pytest.fixture
+def chart_dir(tmp_path):
+    src = tmp_path / "src"
+    (src / "templates").mkdir(parents=True)
+    (src / "Chart.yaml").write_bytes(CHART_YAML)
+    (src / "templates" / "crd.yaml").write_bytes(b"kind: CustomResourceDefinition\n")
+    return src
+
+
+def test_empty_git_version_removes_kube_version_once(capsys, tmp_path, chart_dir):
+    dest = str(tmp_path / "prepared")
+    first = run(capsys, src=str(chart_dir), dest=dest, server_version="")
+    assert first["rc"] == 0 and first["changed"] is True and first["kube_version_removed"] is True
+    assert first["chart"] == {"name": "kruise", "version": "1.9.0", "kubeVersion": ">= 1.16.0-0"}
+    assert "empty gitVersion" in first["reason"]
+    with open(os.path.join(dest, "Chart.yaml"), "rb") as handle:
+        assert handle.read() == b"apiVersion: v2\nname: kruise\nversion: 1.9.0\n"
+    second = run(capsys, src=str(chart_dir), dest=dest, server_version="")
+    assert second["changed"] is False and second["files_written"] == []
+
+
+def test_satisfied_version_keeps_the_chart_as_it_is(capsys, tmp_path, chart_dir):
+    dest = str(tmp_path / "prepared")
+    result = run(capsys, src=str(chart_dir), dest=dest, server_version="v1.32.9")
+    assert result["kube_version_removed"] is False
+    with open(os.path.join(dest, "Chart.yaml"), "rb") as handle:
+        assert handle.read() == CHART_YAML
+    # Asked to remove it anyway: only Chart.yaml changes.
+    forced = run(capsys, src=str(chart_dir), dest=dest, server_version="v1.32.9", remove_kube_version="always")
+    assert forced["changed"] is True and forced["files_written"] == ["Chart.yaml"]
+
+
+def test_check_mode_writes_nothing(capsys, tmp_path, chart_dir):
+    dest = tmp_path / "prepared"
+    result = run(capsys, check_mode=True, src=str(chart_dir), dest=str(dest), server_version="")
+    assert result["changed"] is True and sorted(result["files_written"]) == ["Chart.yaml", "templates/crd.yaml"]
+    assert not dest.exists()
+
+
+def test_archive_source_and_stale_files_removed(capsys, tmp_path, chart_dir):
+    archive = tmp_path / "kruise-1.9.0.tgz"
+    with tarfile.open(str(archive), "w:gz") as tar:
+        for rel in ("Chart.yaml", "templates/crd.yaml"):
+            data = (chart_dir / rel).read_bytes()
+            info = tarfile.TarInfo("kruise/" + rel)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    dest = tmp_path / "prepared"
+    (dest / "old").mkdir(parents=True)
+    (dest / "old" / "stale.yaml").write_bytes(b"x")
+    result = run(capsys, src=str(archive), dest=str(dest), server_version="v1.15.3")
+    assert result["kube_version_removed"] is True
+    assert sorted(result["files_written"]) == ["Chart.yaml", "old/stale.yaml", "templates/crd.yaml"]
+    assert not (dest / "old").exists()
+
+
+def test_missing_source_and_missing_server_version(capsys, tmp_path):
+    result = run(capsys, src=str(tmp_path / "nope"), dest=str(tmp_path / "d"), server_version="v1.32.9")
+    assert result["rc"] == 1 and "does not exist" in result["msg"]
+    result = run(capsys, src=str(tmp_path), dest=str(tmp_path / "d"))
+    assert result["rc"] == 1 and "server_version is required" in result["msg"]
