@@ -1,0 +1,137 @@
+# multicloud.federation: the two commands a newcomer types are `make demo` and `make test`.
+# Every other target is a step of those two; `make help` lists them.
+
+SHELL := bash
+.SHELLFLAGS := -euo pipefail -c
+.DEFAULT_GOAL := help
+MAKEFLAGS += --no-builtin-rules
+
+ROOT := $(abspath .)
+VENV := $(ROOT)/.venv
+VENV_STAMP := $(VENV)/.requirements.stamp
+PY := $(VENV)/bin/python
+BUILD := $(ROOT)/.build
+COLLECTION := $(BUILD)/ansible_collections/multicloud/federation
+# ansible-test refuses a symlinked collection (it resolves its working directory), so it gets a
+# copy of the working tree's files (tracked and untracked, minus .gitignore'd) in its own root.
+TEST_ROOT := $(BUILD)/ansible-test/ansible_collections
+TEST_COLLECTION := $(TEST_ROOT)/multicloud/federation
+KUBERNETES_CORE = $$($(PY) -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/ansible_collections/kubernetes/core
+# ansible-test runs one Python: the venv's (3.13 on the reference machine).
+TEST_PYTHON ?= 3.13
+LOCAL_INVENTORY := inventories/local/hosts.yml
+
+# `multicloud.federation.*` resolves from .build; kubernetes.core from the `ansible` bundle in the venv.
+export ANSIBLE_COLLECTIONS_PATH := $(BUILD)
+export ANSIBLE_CONFIG := $(ROOT)/ansible.cfg
+export PATH := $(VENV)/bin:$(PATH)
+
+.PHONY: help venv collection test-tree stack-build stack-up stack-down stack-status lint sanity units \
+        integration test demo clean
+
+help: ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
+
+# --- Python environment -------------------------------------------------------------------------
+# The newest Python >= 3.12 on the machine: ansible 13+ (ansible-core 2.20+) needs it.
+# Candidates: pyenv installs, then python3.X on PATH. Exactly one code path: no fallback to an
+# older ansible.
+define find_python
+best=""; best_v=0; \
+for c in $$HOME/.pyenv/versions/3.*/bin/python3 \
+         $$(command -v python3.14 python3.13 python3.12 python3 2>/dev/null || true); do \
+  [ -x "$$c" ] || continue; \
+  v=$$("$$c" -c 'import sys; print(sys.version_info[0]*100+sys.version_info[1])' 2>/dev/null) || continue; \
+  if [ "$$v" -ge 312 ] && [ "$$v" -gt "$$best_v" ]; then best="$$c"; best_v="$$v"; fi; \
+done; \
+if [ -z "$$best" ]; then \
+  echo "error: no Python >= 3.12 found (ansible 14 needs it)." >&2; \
+  echo "  Install one, e.g. 'pyenv install 3.13' or 'apt-get install python3.13 python3.13-venv'," >&2; \
+  echo "  then run 'make venv' again." >&2; \
+  exit 1; \
+fi
+endef
+
+venv: $(VENV_STAMP) ## .venv with the newest Python >= 3.12 and the pinned requirements.txt
+
+# Re-runs only when requirements.txt changes (the stamp is newer otherwise).
+$(VENV_STAMP): requirements.txt
+	@$(find_python); \
+	if [ ! -x $(PY) ] || ! $(PY) -c 'import sys; sys.exit(sys.version_info < (3, 12))'; then \
+	  echo "creating .venv with $$best ($$("$$best" --version))"; \
+	  rm -rf $(VENV); "$$best" -m venv $(VENV); \
+	fi
+	$(PY) -m pip install --quiet --disable-pip-version-check --upgrade pip
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
+	touch $@
+
+# --- the collection at ansible_collections/<namespace>/<name>, without Galaxy -----------------
+# A symlink, so playbooks always run the working tree. kubernetes.core is linked beside it from the
+# `ansible` bundle in the venv (ansible-test only looks for dependencies in the same root).
+collection: venv ## make multicloud.federation (and kubernetes.core) resolvable under .build/
+	@mkdir -p $(BUILD)/ansible_collections/multicloud $(BUILD)/ansible_collections/kubernetes
+	@ln -sfn $(ROOT) $(COLLECTION)
+	@ln -sfn "$(KUBERNETES_CORE)" $(BUILD)/ansible_collections/kubernetes/core
+	@test -f $(COLLECTION)/galaxy.yml && test -f $(BUILD)/ansible_collections/kubernetes/core/MANIFEST.json
+
+# The copy ansible-test runs in; refreshed on every use so it matches the working tree.
+test-tree: venv
+	@rm -rf $(TEST_COLLECTION) && mkdir -p $(TEST_COLLECTION) $(TEST_ROOT)/kubernetes
+	@ln -sfn "$(KUBERNETES_CORE)" $(TEST_ROOT)/kubernetes/core
+	@git ls-files -z --cached --others --exclude-standard \
+	  | tar --null --files-from=- --ignore-failed-read -cf - | tar -C $(TEST_COLLECTION) -xf -
+	@# ansible-test lists files with git from the nearest .git upwards; without its own it would
+	@# find the checkout's, where .build is ignored, and test nothing.
+	@git -C $(TEST_COLLECTION) init -q
+	@# ansible-test downloads a pip bootstrap script from a host that is unreachable here unless
+	@# it finds one in its cache: give it ours (.ci/get_pip_offline.py says how it works).
+	@mkdir -p $(HOME)/.ansible/test/cache
+	@cp .ci/get_pip_offline.py $(HOME)/.ansible/test/cache/get_pip_$$($(PY) -c \
+	  'from ansible_test._internal.python_requirements import get_venv_packages as g; \
+	  print(g(type("P", (), {"version": "$(TEST_PYTHON)"})())["pip"].replace(".", "_"))').py
+
+# --- local stack (tests/stack, real upstream binaries as plain processes) ----------------------
+stack-build: ## build/cache the upstream binaries (python3 -m tests.stack build)
+	python3 -m tests.stack build
+
+stack-up: venv ## start the local federation stack; writes inventories/local/hosts.yml
+	$(PY) -m tests.stack up
+
+stack-down: venv ## stop the local stack
+	$(PY) -m tests.stack down
+
+stack-status: venv ## show the local stack's processes
+	$(PY) -m tests.stack status
+
+# --- checks --------------------------------------------------------------------------------------
+lint: collection ## ansible-lint, production profile
+	ansible-lint --offline
+
+# ansible-test must run with the collection root as its working directory; --venv because there
+# is no Docker (ansible-test installs its pinned sanity tools into its own venvs, cached in ~/.ansible/test).
+sanity: test-tree ## ansible-test sanity (Python $(TEST_PYTHON))
+	cd $(TEST_COLLECTION) && ansible-test sanity --venv --python $(TEST_PYTHON) --color no
+
+# ansible-test units runs tests/unit with tests/unit/requirements.txt in its own venv; the second
+# pass runs the same tests with the pinned .venv, i.e. the library versions users get from make venv.
+units: test-tree ## ansible-test units + pytest of tests/unit with the pinned .venv
+	cd $(TEST_COLLECTION) && ansible-test units --venv --python $(TEST_PYTHON) --color no
+	cd $(TEST_COLLECTION) && PYTHONPATH=$(abspath $(TEST_ROOT)/..) $(PY) -m pytest -p no:cacheprovider -q tests/unit
+
+integration: collection stack-build stack-up ## integration tests against the local stack
+	$(PY) -m pytest -q tests/integration tests/stack/tests
+
+test: ## lint, sanity, units, integration (what .ci/run runs)
+	$(MAKE) lint
+	$(MAKE) sanity
+	$(MAKE) units
+	$(MAKE) integration
+
+demo: collection stack-build stack-up ## start the local stack, run site.yml against it, print the verification
+	ansible-playbook -i $(LOCAL_INVENTORY) site.yml
+	@echo
+	@echo "== verification: Karmada member clusters =="
+	$(PY) -m tests.stack status
+
+clean: ## remove .build (not the venv, not the stack cache)
+	rm -rf $(BUILD)

@@ -1,0 +1,235 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) multicloud.federation contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Pure kubeconfig logic: parse, check, select a context, merge, redact, render.
+
+No cluster and no Ansible here, so unit tests exercise every rule directly. The kubeconfig format
+(clusters/users/contexts as lists of named entries, ``current-context``, relative file references
+resolved against the kubeconfig's own directory) is client-go's:
+k8s.io/client-go/tools/clientcmd/api/v1/types.go (field names) and
+k8s.io/client-go/tools/clientcmd/loader.go (ResolveLocalPaths: which fields are file paths).
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import copy
+import hashlib
+import json
+import os
+
+try:
+    import yaml
+
+    HAS_YAML = True
+except ImportError:  # pragma: no cover - reported by the module via missing_required_lib
+    HAS_YAML = False
+
+# Fields holding file paths that client-go resolves relative to the kubeconfig's directory
+# (clientcmd/loader.go: ResolveLocalPaths / GetClusterFileReferences / GetAuthInfoFileReferences).
+CLUSTER_PATH_FIELDS = ("certificate-authority",)
+USER_PATH_FIELDS = ("client-certificate", "client-key", "tokenFile")
+
+# Secret or identifying material that must never appear in output (diffs, messages, results).
+# Certificates are not secret, but they identify the credential; they are redacted as well.
+SENSITIVE_USER_FIELDS = (
+    "token",
+    "password",
+    "client-key-data",
+    "client-certificate-data",
+)
+SENSITIVE_CLUSTER_FIELDS = ("certificate-authority-data",)
+
+
+class KubeconfigError(Exception):
+    """Bad kubeconfig input; the message says what to fix and never contains file content."""
+
+
+def parse_kubeconfig(text, origin):
+    """Parse a kubeconfig given as YAML or as the cloud console's JSON download.
+
+    ``origin`` names the file in error messages. Parser messages are reduced to line and column:
+    PyYAML's own messages quote the offending line, which may be a key or a token.
+    """
+    if not text.strip():
+        raise KubeconfigError("%s is empty: download the kubeconfig again" % origin)
+    if text.lstrip().startswith("{"):
+        try:
+            data = json.loads(text)
+        except ValueError as exc:
+            lineno = getattr(exc, "lineno", "?")
+            colno = getattr(exc, "colno", "?")
+            raise KubeconfigError(
+                "%s is not valid JSON (line %s, column %s): download the kubeconfig again"
+                % (origin, lineno, colno)
+            )
+    else:
+        try:
+            data = yaml.safe_load(text)
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            where = " (line %d, column %d)" % (mark.line + 1, mark.column + 1) if mark else ""
+            raise KubeconfigError(
+                "%s is neither YAML nor JSON%s: download the kubeconfig again" % (origin, where)
+            )
+    check_structure(data, origin)
+    return data
+
+
+def check_structure(data, origin):
+    """Check the shape client-go needs: named clusters, users and contexts that refer to each other."""
+    if not isinstance(data, dict):
+        raise KubeconfigError("%s is not a kubeconfig: expected a mapping with clusters, users and contexts" % origin)
+    kind = data.get("kind")
+    if kind not in (None, "Config"):
+        raise KubeconfigError("%s has kind %r, a kubeconfig has kind Config" % (origin, kind))
+    for section, body in (("clusters", "cluster"), ("users", "user"), ("contexts", "context")):
+        entries = data.get(section)
+        if entries is None:
+            continue
+        if not isinstance(entries, list):
+            raise KubeconfigError("%s: %s must be a list" % (origin, section))
+        seen = set()
+        for index, entry in enumerate(entries):
+            if not isinstance(entry, dict) or not entry.get("name"):
+                raise KubeconfigError("%s: %s[%d] has no name" % (origin, section, index))
+            if entry["name"] in seen:
+                raise KubeconfigError("%s: %s has two entries named %r" % (origin, section, entry["name"]))
+            seen.add(entry["name"])
+            if not isinstance(entry.get(body) or {}, dict):
+                raise KubeconfigError("%s: %s %r: %s must be a mapping" % (origin, section, entry["name"], body))
+    if not data.get("contexts"):
+        raise KubeconfigError("%s has no contexts: download the kubeconfig again" % origin)
+
+
+def _by_name(data, section):
+    return dict((entry["name"], entry) for entry in data.get(section) or [])
+
+
+def context_names(data):
+    return [entry["name"] for entry in data.get("contexts") or []]
+
+
+def select_context(data, context, origin):
+    """Return (context entry, cluster entry, user entry) of ``context``, or say what to set instead."""
+    contexts = _by_name(data, "contexts")
+    if context not in contexts:
+        raise KubeconfigError(
+            "context %r does not exist in %s (it has: %s): set cluster_context, or cluster_access, "
+            "to one of them" % (context, origin, ", ".join(sorted(contexts)) or "none")
+        )
+    body = contexts[context].get("context") or {}
+    cluster_name = body.get("cluster")
+    user_name = body.get("user")
+    clusters = _by_name(data, "clusters")
+    users = _by_name(data, "users")
+    if not cluster_name or cluster_name not in clusters:
+        raise KubeconfigError(
+            "context %r in %s refers to cluster %r, which is not in the file" % (context, origin, cluster_name)
+        )
+    cluster = clusters[cluster_name]
+    if not (cluster.get("cluster") or {}).get("server"):
+        raise KubeconfigError("cluster %r in %s has no server URL" % (cluster_name, origin))
+    if user_name and user_name not in users:
+        raise KubeconfigError(
+            "context %r in %s refers to user %r, which is not in the file" % (context, origin, user_name)
+        )
+    user = users.get(user_name, {"name": user_name, "user": {}})
+    return contexts[context], cluster, user
+
+
+def resolve_paths(data, base_dir):
+    """Make relative file references absolute, as client-go resolves them against the file's directory.
+
+    Needed whenever a kubeconfig is installed or merged somewhere else than where it was downloaded.
+    """
+    result = copy.deepcopy(data)
+    for section, body, fields in (("clusters", "cluster", CLUSTER_PATH_FIELDS), ("users", "user", USER_PATH_FIELDS)):
+        for entry in result.get(section) or []:
+            values = entry.get(body) or {}
+            for field in fields:
+                path = values.get(field)
+                if path and not os.path.isabs(path):
+                    values[field] = os.path.normpath(os.path.join(base_dir, path))
+    return result
+
+
+def with_current_context(data, context):
+    result = copy.deepcopy(data)
+    result["current-context"] = context
+    return result
+
+
+def merge_kubeconfigs(sources, current_context=None):
+    """One kubeconfig holding one context per cluster, as AWX injects it (K8S_AUTH_KUBECONFIG).
+
+    ``sources`` is a list of (name, data, context): each cluster's selected context, with its
+    cluster and user, is renamed to ``name`` so that contexts downloaded with the same names
+    (every CCE console download has ``internal`` and ``external``) cannot collide.
+    """
+    merged = {"apiVersion": "v1", "kind": "Config", "preferences": {}, "clusters": [], "users": [], "contexts": []}
+    names = set()
+    for name, data, context in sources:
+        if name in names:
+            raise KubeconfigError("two kubeconfigs to merge are both named %r" % name)
+        names.add(name)
+        context_entry, cluster, user = select_context(data, context, name)
+        merged["clusters"].append({"name": name, "cluster": copy.deepcopy(cluster.get("cluster") or {})})
+        merged["users"].append({"name": name, "user": copy.deepcopy(user.get("user") or {})})
+        body = copy.deepcopy(context_entry.get("context") or {})
+        body["cluster"] = name
+        body["user"] = name
+        merged["contexts"].append({"name": name, "context": body})
+    if current_context is not None:
+        if current_context not in names:
+            raise KubeconfigError(
+                "current context %r is none of the merged clusters (%s)" % (current_context, ", ".join(sorted(names)))
+            )
+        merged["current-context"] = current_context
+    return merged
+
+
+def _fingerprint(value):
+    return "<redacted sha256:%s>" % hashlib.sha256(str(value).encode("utf-8")).hexdigest()[:12]
+
+
+def redact(data):
+    """A copy safe to show: credentials, keys and certificates replaced by a short fingerprint.
+
+    The fingerprint lets a diff show *that* a credential changed without showing it.
+    """
+    result = copy.deepcopy(data)
+    for entry in result.get("users") or []:
+        values = entry.get("user") or {}
+        for field in SENSITIVE_USER_FIELDS:
+            if field in values:
+                values[field] = _fingerprint(values[field])
+        provider = values.get("auth-provider") or {}
+        config = provider.get("config")
+        if isinstance(config, dict):
+            provider["config"] = dict((key, _fingerprint(value)) for key, value in config.items())
+        exec_config = values.get("exec") or {}
+        for env in exec_config.get("env") or []:
+            if isinstance(env, dict) and "value" in env:
+                env["value"] = _fingerprint(env["value"])
+    for entry in result.get("clusters") or []:
+        values = entry.get("cluster") or {}
+        for field in SENSITIVE_CLUSTER_FIELDS:
+            if field in values:
+                values[field] = _fingerprint(values[field])
+    return result
+
+
+def render(data):
+    """The text written to disk: block-style YAML, keys in the order given (kubectl's order)."""
+    return yaml.safe_dump(data, default_flow_style=False, sort_keys=False)
+
+
+def insecure_clusters(data):
+    """Names of clusters whose kubeconfig disables TLS verification."""
+    return [
+        entry["name"]
+        for entry in data.get("clusters") or []
+        if (entry.get("cluster") or {}).get("insecure-skip-tls-verify")
+    ]

@@ -1,0 +1,526 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright (c) multicloud.federation contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+---
+module: kubeconfig
+short_description: Install a cluster's kubeconfig, select its context and check the cluster behind it
+version_added: 0.1.0
+author:
+  - multicloud.federation maintainers (@multicloud-federation)
+description:
+  - Reads a kubeconfig downloaded from a cloud console (YAML, or the console's JSON download),
+    checks that it holds the requested context, and optionally installs it at O(dest) with mode
+    C(0600), a backup of the previous file, and C(current-context) set to that context.
+  - Checks the cluster behind the context before anything is written, so that bad input stops
+    before any change. The API must answer C(/version) with these credentials and TLS settings.
+    When O(karmada_members) is given, the Karmada Cluster API (C(cluster.karmada.io/v1alpha1)) must
+    be served and list each named member cluster with condition C(Ready=True).
+  - Warns when the client certificate or JWT token of the context's user expires within
+    O(expiry_warning_days) days, and fails when it has already expired.
+  - With O(sources), merges the selected context of several kubeconfig files into one file at
+    O(dest), one context per cluster named after it, as AWX injects a single kubeconfig.
+  - Without O(dest) the module only checks and never reports a change.
+  - No credential, key or certificate is ever returned or shown; O(ignore:diff) output is redacted.
+notes:
+  - The module talks to the API with the C(kubernetes) Python client directly rather than through
+    kubernetes.core's client factory, because that factory reads C(K8S_AUTH_*) environment
+    variables (which could point the check at another cluster than the file's) and runs API
+    discovery without a request timeout.
+  - Relative file references in the kubeconfig (C(certificate-authority), C(client-certificate),
+    C(client-key), C(tokenFile)) are made absolute when the file is installed into another directory.
+  - A server version that is not of the form C(vX.Y.Z) is reported with RV(server_version.usable=false),
+    not as an error; Huawei Cloud UCS federation endpoints answer C(/version) that way.
+requirements:
+  - PyYAML
+  - kubernetes (Python client), when O(validate_api=true)
+  - cryptography, to read client certificate expiry dates
+extends_documentation_fragment:
+  - ansible.builtin.action_common_attributes
+attributes:
+  check_mode:
+    support: full
+  diff_mode:
+    support: full
+    details: Credentials, keys and certificates are replaced by a short SHA-256 fingerprint.
+  platform:
+    platforms: posix
+options:
+  src:
+    description:
+      - The kubeconfig to read, as downloaded (YAML or JSON).
+      - Defaults to O(dest), which then must exist.
+    type: path
+  dest:
+    description:
+      - Where to install the kubeconfig (the inventory's C(cluster_kubeconfig)).
+      - Written with mode C(0600); missing parent directories are created with mode C(0700).
+      - When omitted, the module only checks O(src).
+    type: path
+  context:
+    description:
+      - The context to select and check (the inventory's C(cluster_context), by default the access
+        mode C(internal), C(external) or C(federation)).
+      - Required unless O(sources) is given; with O(sources), the context to make current in the merged file.
+    type: str
+  set_current_context:
+    description:
+      - Set C(current-context) in O(dest) to O(context), as C(kubectl config use-context) does,
+        so that C(kubectl --kubeconfig) uses the same access mode as the playbooks.
+      - The collection's modules always pass the context explicitly and do not depend on it.
+    type: bool
+    default: true
+  backup:
+    description:
+      - Keep a timestamped copy (mode C(0600)) of O(dest) before replacing it.
+    type: bool
+    default: true
+  sources:
+    description:
+      - Merge these kubeconfigs into O(dest) instead of installing O(src).
+      - Each cluster's context, cluster and user are renamed to its O(sources[].name).
+    type: list
+    elements: dict
+    suboptions:
+      name:
+        description: Name of the cluster's context in the merged file.
+        type: str
+        required: true
+      kubeconfig:
+        description: The cluster's kubeconfig file.
+        type: path
+        required: true
+      context:
+        description: The context to take from it.
+        type: str
+        required: true
+  validate_api:
+    description:
+      - Call the API server of O(context) (C(GET /version)) before writing anything.
+      - Ignored with O(sources).
+    type: bool
+    default: true
+  karmada_members:
+    description:
+      - For the Karmada control plane only, the member cluster names that must be listed by the
+        Karmada Cluster API with condition C(Ready=True).
+      - An empty list still checks that the Cluster API is served.
+      - Requires O(validate_api=true).
+    type: list
+    elements: str
+  expiry_warning_days:
+    description:
+      - Warn when the context's client certificate or token expires within this many days.
+    type: int
+    default: 30
+  request_timeout:
+    description:
+      - Seconds to wait for each API request.
+    type: int
+    default: 15
+"""
+
+EXAMPLES = r"""
+- name: Install the member's downloaded kubeconfig and use its internal endpoint
+  multicloud.federation.kubeconfig:
+    src: /home/ops/Downloads/idc1-kubeconfig.json
+    dest: /home/ops/.kube/idc1.kubeconfig
+    context: internal
+
+- name: Check the Karmada control plane and its members without writing anything
+  multicloud.federation.kubeconfig:
+    src: /home/ops/.kube/ucs-fleet.kubeconfig
+    context: federation
+    karmada_members:
+      - idc1
+      - test-ucs
+
+- name: Merge every cluster into one file, one context per cluster
+  multicloud.federation.kubeconfig:
+    dest: /home/ops/.kube/fleet-merged.kubeconfig
+    context: ucs-fleet
+    sources:
+      - name: ucs-fleet
+        kubeconfig: /home/ops/.kube/ucs-fleet.kubeconfig
+        context: federation
+      - name: idc1
+        kubeconfig: /home/ops/.kube/idc1.kubeconfig
+        context: internal
+"""
+
+RETURN = r"""
+dest:
+  description: The installed or merged kubeconfig file.
+  returned: when O(dest) is given
+  type: str
+  sample: /home/ops/.kube/idc1.kubeconfig
+backup_file:
+  description: The copy of the previous O(dest).
+  returned: when a backup was made
+  type: str
+  sample: /home/ops/.kube/idc1.kubeconfig.12345.2026-11-30@10:00:00~
+src:
+  description: The kubeconfig that was read (O(src), or O(dest) when O(src) is omitted).
+  returned: unless O(sources) is given
+  type: str
+  sample: /home/ops/Downloads/idc1-kubeconfig.json
+context:
+  description: The selected context.
+  returned: unless O(sources) is given
+  type: str
+  sample: internal
+server:
+  description: The API server URL of the context's cluster.
+  returned: unless O(sources) is given
+  type: str
+  sample: https://192.168.0.10:5443
+server_version:
+  description: What the API server answered on C(/version).
+  returned: when O(validate_api=true) and O(sources) is not given
+  type: dict
+  contains:
+    git_version:
+      description: The reported gitVersion, possibly empty.
+      type: str
+      sample: v1.32.9
+    major:
+      description: Major version, or null when the version is unusable.
+      type: int
+      sample: 1
+    minor:
+      description: Minor version, or null when the version is unusable.
+      type: int
+      sample: 32
+    usable:
+      description: Whether gitVersion has the form vX.Y.Z.
+      type: bool
+      sample: true
+credential:
+  description: The kind of credential of the context's user and when it expires (no secret material).
+  returned: unless O(sources) is given
+  type: dict
+  contains:
+    user:
+      description: The kubeconfig user name.
+      type: str
+      sample: user
+    kind:
+      description: C(client-certificate), C(token), C(exec), C(auth-provider), C(basic) or C(none).
+      type: str
+      sample: client-certificate
+    expires:
+      description: Expiry time (ISO 8601, UTC), or null when unknown or none.
+      type: str
+      sample: "2031-11-29T09:00:00+00:00"
+    days_left:
+      description: Whole days until expiry, or null.
+      type: int
+      sample: 1825
+    status:
+      description: C(ok), C(expiring) (within O(expiry_warning_days)) or C(unknown).
+      type: str
+      sample: ok
+karmada_clusters:
+  description: Every cluster the Karmada Cluster API lists, with its readiness.
+  returned: when O(karmada_members) is given
+  type: list
+  elements: dict
+  sample:
+    - name: idc1
+      ready: true
+      reason: ""
+      sync_mode: Push
+"""
+
+import datetime
+import os
+import tempfile
+import traceback
+
+from ansible.module_utils.basic import AnsibleModule, missing_required_lib
+from ansible_collections.multicloud.federation.plugins.module_utils import kubeconfig as kc
+from ansible_collections.multicloud.federation.plugins.module_utils import kubeconfig_cluster as cluster_checks
+from ansible_collections.multicloud.federation.plugins.module_utils import kubeconfig_credentials as creds
+
+KUBERNETES_IMPORT_ERROR = None
+try:
+    import kubernetes.client
+    import kubernetes.config
+    from kubernetes.client.rest import ApiException
+except ImportError:
+    KUBERNETES_IMPORT_ERROR = traceback.format_exc()
+
+FILE_MODE = 0o600
+DIR_MODE = 0o700
+
+
+class CheckFailed(Exception):
+    """The input is wrong; the message says what to fix."""
+
+
+def read_kubeconfig(path, what):
+    if not os.path.exists(path):
+        raise CheckFailed(
+            "%s %s does not exist: download the cluster's kubeconfig from the cloud console and set "
+            "cluster_kubeconfig_source (or cluster_kubeconfig) to its path" % (what, path)
+        )
+    try:
+        with open(path, "rb") as handle:
+            text = handle.read().decode("utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CheckFailed("%s %s cannot be read: %s" % (what, path, getattr(exc, "strerror", None) or "not UTF-8"))
+    try:
+        return kc.parse_kubeconfig(text, path)
+    except kc.KubeconfigError as exc:
+        raise CheckFailed(str(exc))
+
+
+def describe_api_error(exc):
+    """A short, secret-free account of a failed API call."""
+    if isinstance(exc, ApiException):
+        return "HTTP %s %s" % (exc.status, exc.reason)
+    reason = getattr(exc, "reason", None)
+    return str(reason or exc).splitlines()[0]
+
+
+def api_client(data, context):
+    configuration = kubernetes.client.Configuration()
+    try:
+        kubernetes.config.load_kube_config_from_dict(
+            config_dict=data, context=context, client_configuration=configuration, persist_config=False
+        )
+    except (kubernetes.config.ConfigException, ValueError, TypeError) as exc:
+        raise CheckFailed("the kubeconfig's context %r cannot be used: %s" % (context, str(exc).splitlines()[0]))
+    return kubernetes.client.ApiClient(configuration)
+
+
+def api_get(client, path, timeout):
+    # auth_settings=BearerToken: call_api only adds the token header for the settings named here.
+    return client.call_api(
+        path,
+        "GET",
+        response_type="object",
+        auth_settings=["BearerToken"],
+        _return_http_data_only=True,
+        _preload_content=True,
+        _request_timeout=timeout,
+    )
+
+
+def check_cluster(module, data, context, server, origin, result):
+    timeout = module.params["request_timeout"]
+    client = api_client(data, context)
+    try:
+        try:
+            version = api_get(client, "/version", timeout)
+        except Exception as exc:  # any transport, TLS or HTTP failure means: not usable
+            raise CheckFailed(
+                "the API server %s of context %r in %s cannot be reached: %s. Check the access mode "
+                "(cluster_access: internal needs the VPC, external the public endpoint), the network path and "
+                "the credentials" % (server, context, origin, describe_api_error(exc))
+            )
+        result["server_version"] = cluster_checks.interpret_version(version)
+        members = module.params["karmada_members"]
+        if members is None:
+            return
+        try:
+            clusters = api_get(client, cluster_checks.KARMADA_CLUSTER_API_PATH, timeout)
+        except Exception as exc:
+            if isinstance(exc, ApiException) and exc.status == 404:
+                raise CheckFailed(
+                    "%s (context %r) does not serve the Karmada Cluster API (cluster.karmada.io/v1alpha1): "
+                    "the host in group 'federation' must point at the Karmada control plane"
+                    % (server, context)
+                )
+            raise CheckFailed(
+                "listing Karmada clusters at %s (context %r) failed: %s" % (server, context, describe_api_error(exc))
+            )
+        status = cluster_checks.member_status(clusters, members)
+        result["karmada_clusters"] = status["clusters"]
+        errors = cluster_checks.member_errors(status, server)
+        if errors:
+            raise CheckFailed("; ".join(errors))
+    finally:
+        client.close()
+
+
+def check_credential(module, user, base_dir, origin, result):
+    try:
+        info = creds.credential_expiry(user, base_dir)
+    except ValueError as exc:
+        raise CheckFailed("%s: %s" % (origin, exc))
+    now = datetime.datetime.now(creds.UTC)
+    level, days_left = creds.classify_expiry(info, now, module.params["expiry_warning_days"])
+    expires = info["expires"].isoformat() if info["expires"] else None
+    if level == "expired":
+        raise CheckFailed(
+            "%s expired on %s: download a new kubeconfig from the console" % (creds.describe(info, origin), expires)
+        )
+    if level == "expiring":
+        module.warn(
+            "%s expires on %s (in %d days): download a new kubeconfig from the console before then, "
+            "scheduled jobs will fail after it" % (creds.describe(info, origin), expires, days_left)
+        )
+    result["credential"] = {
+        "user": info["user"],
+        "kind": info["kind"],
+        "expires": expires,
+        "days_left": days_left,
+        "status": level,
+    }
+
+
+def load_existing(dest):
+    """The installed kubeconfig as data, or None when absent or unreadable (then it is replaced)."""
+    if not os.path.exists(dest):
+        return None
+    try:
+        with open(dest, "rb") as handle:
+            return kc.parse_kubeconfig(handle.read().decode("utf-8-sig"), dest)
+    except (OSError, UnicodeDecodeError, kc.KubeconfigError):
+        return None
+
+
+def install(module, desired, result):
+    """Write ``desired`` to dest (0600, backup, atomic) unless it is already there."""
+    dest = module.params["dest"]
+    result["dest"] = dest
+    existing = load_existing(dest)
+    content_changed = existing != desired
+    mode_changed = os.path.exists(dest) and (os.stat(dest).st_mode & 0o7777) != FILE_MODE
+    result["changed"] = content_changed or mode_changed
+    if module._diff and content_changed:
+        result["diff"] = {
+            "before_header": dest,
+            "after_header": dest,
+            "before": kc.render(kc.redact(existing)) if existing else "",
+            "after": kc.render(kc.redact(desired)),
+        }
+    if module.check_mode or not result["changed"]:
+        return
+    if content_changed:
+        parent = os.path.dirname(dest) or "."
+        if not os.path.isdir(parent):
+            os.makedirs(parent, DIR_MODE)
+        if module.params["backup"] and os.path.exists(dest):
+            backup = module.backup_local(dest)
+            os.chmod(backup, FILE_MODE)
+            result["backup_file"] = backup
+        handle, tmp = tempfile.mkstemp(dir=parent, prefix=".kubeconfig-")
+        try:
+            with os.fdopen(handle, "w") as out:
+                out.write(kc.render(desired))
+            os.chmod(tmp, FILE_MODE)
+            module.atomic_move(tmp, dest)
+        finally:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+    # atomic_move keeps the previous file's mode; the kubeconfig is always 0600.
+    os.chmod(dest, FILE_MODE)
+
+
+def run_single(module, result):
+    params = module.params
+    context = params["context"]
+    src = params["src"] or params["dest"]
+    data = read_kubeconfig(src, "kubeconfig file")
+    base_dir = os.path.dirname(os.path.abspath(src))
+    try:
+        _context_entry, cluster, user = kc.select_context(data, context, src)
+    except kc.KubeconfigError as exc:
+        raise CheckFailed(str(exc))
+    server = (cluster.get("cluster") or {}).get("server")
+    result["src"] = src
+    result["context"] = context
+    result["server"] = server
+    for name in kc.insecure_clusters(data):
+        if name == cluster["name"]:
+            module.warn(
+                "cluster %r in %s disables TLS verification (insecure-skip-tls-verify): "
+                "use a kubeconfig with the cluster's CA" % (name, src)
+            )
+    check_credential(module, user, base_dir, src, result)
+    if params["validate_api"]:
+        check_cluster(module, kc.resolve_paths(data, base_dir), context, server, src, result)
+    if params["dest"] is None:
+        return
+    desired = data
+    if os.path.dirname(os.path.abspath(params["dest"])) != base_dir:
+        desired = kc.resolve_paths(desired, base_dir)
+    if params["set_current_context"]:
+        desired = kc.with_current_context(desired, context)
+    install(module, desired, result)
+
+
+def run_merge(module, result):
+    entries = []
+    for source in module.params["sources"]:
+        data = read_kubeconfig(source["kubeconfig"], "kubeconfig")
+        base_dir = os.path.dirname(os.path.abspath(source["kubeconfig"]))
+        entries.append((source["name"], kc.resolve_paths(data, base_dir), source["context"]))
+    try:
+        merged = kc.merge_kubeconfigs(entries, module.params["context"])
+    except kc.KubeconfigError as exc:
+        raise CheckFailed(str(exc))
+    install(module, merged, result)
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=dict(
+            src=dict(type="path"),
+            dest=dict(type="path"),
+            context=dict(type="str"),
+            set_current_context=dict(type="bool", default=True),
+            backup=dict(type="bool", default=True),
+            sources=dict(
+                type="list",
+                elements="dict",
+                options=dict(
+                    name=dict(type="str", required=True),
+                    kubeconfig=dict(type="path", required=True),
+                    context=dict(type="str", required=True),
+                ),
+            ),
+            validate_api=dict(type="bool", default=True),
+            karmada_members=dict(type="list", elements="str"),
+            expiry_warning_days=dict(type="int", default=30),
+            request_timeout=dict(type="int", default=15),
+        ),
+        mutually_exclusive=[("sources", "src"), ("sources", "karmada_members")],
+        required_one_of=[("src", "dest")],
+        required_by={"sources": ("dest",)},
+        supports_check_mode=True,
+    )
+    if not kc.HAS_YAML:
+        module.fail_json(msg=missing_required_lib("PyYAML"))
+    if not creds.HAS_CRYPTOGRAPHY:
+        module.fail_json(msg=missing_required_lib("cryptography"))
+    params = module.params
+    if not params["sources"]:
+        if not params["context"]:
+            module.fail_json(msg="context is required: set cluster_context, or cluster_access")
+        if params["karmada_members"] is not None and not params["validate_api"]:
+            module.fail_json(msg="karmada_members needs validate_api=true")
+        if params["validate_api"] and KUBERNETES_IMPORT_ERROR:
+            module.fail_json(msg=missing_required_lib("kubernetes"), exception=KUBERNETES_IMPORT_ERROR)
+
+    result = {"changed": False}
+    try:
+        if params["sources"]:
+            run_merge(module, result)
+        else:
+            run_single(module, result)
+    except CheckFailed as exc:
+        module.fail_json(msg=str(exc), **result)
+    module.exit_json(**result)
+
+
+if __name__ == "__main__":
+    main()
