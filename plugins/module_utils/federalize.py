@@ -405,9 +405,10 @@ def pod_spec(obj):
 
 
 def _containers(spec):
+    containers = []
     for key in ("initContainers", "containers", "ephemeralContainers"):
-        for container in spec.get(key) or []:
-            yield container
+        containers.extend(spec.get(key) or [])
+    return containers
 
 
 def _add(result, name):

@@ -29,7 +29,7 @@ description:
   - The module talks to the control plane through the usual connection options and to the source
     member through O(source_kubeconfig)/O(source_context).
 author:
-  - multicloud.federation contributors
+  - multicloud.federation contributors (@multicloud-federation)
 extends_documentation_fragment:
   - kubernetes.core.k8s_auth_options
 options:

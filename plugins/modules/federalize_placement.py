@@ -24,7 +24,7 @@ description:
   - Before anything changes, fixed node ports of the policy's Services are checked against the
     Services of every added cluster (read through O(member_access)); a collision is an error.
 author:
-  - multicloud.federation contributors
+  - multicloud.federation contributors (@multicloud-federation)
 extends_documentation_fragment:
   - kubernetes.core.k8s_auth_options
 options:

@@ -120,7 +120,7 @@ class TestStripTemplate:
         assert warnings == []
 
     def test_annotations_last_applied_and_revision_removed_others_kept(self):
-        template, _ = strip_template(live_deployment())
+        template = strip_template(live_deployment())[0]
         assert template["metadata"]["annotations"] == {
             "team": "payments",
             CONFLICT_RESOLUTION_ANNOTATION: "overwrite",
@@ -129,7 +129,7 @@ class TestStripTemplate:
 
     def test_pod_template_untouched(self):
         live = live_deployment()
-        template, _ = strip_template(live)
+        template = strip_template(live)[0]
         # restartedAt and everything else in the pod template stay: removing them rolls the pods.
         assert template["spec"] == live["spec"]
 
@@ -142,7 +142,7 @@ class TestStripTemplate:
     def test_existing_conflict_resolution_kept(self):
         live = live_deployment()
         live["metadata"]["annotations"][CONFLICT_RESOLUTION_ANNOTATION] = "abort"
-        template, _ = strip_template(live)
+        template = strip_template(live)[0]
         assert template["metadata"]["annotations"][CONFLICT_RESOLUTION_ANNOTATION] == "abort"
 
     def test_karmada_bookkeeping_removed(self):
@@ -151,14 +151,14 @@ class TestStripTemplate:
         live["metadata"]["annotations"].update(
             {"resourcetemplate.karmada.io/uid": "u", "work.karmada.io/name": "w", "work.karmada.io/namespace": "n"}
         )
-        template, _ = strip_template(live)
+        template = strip_template(live)[0]
         assert template["metadata"]["labels"] == {"app": "fed-dp-01"}
         assert set(template["metadata"]["annotations"]) == {"team", CONFLICT_RESOLUTION_ANNOTATION}
 
     def test_revision_annotation_kept_on_non_deployments(self):
         live = live_deployment()
         live["kind"] = "StatefulSet"
-        template, _ = strip_template(live)
+        template = strip_template(live)[0]
         assert "deployment.kubernetes.io/revision" in template["metadata"]["annotations"]
 
     def test_service_cluster_ip_removed_node_ports_kept_with_warning(self):
@@ -187,11 +187,13 @@ class TestStripTemplate:
     def test_service_account_token_secret_data_removed(self):
         secret = {
             "apiVersion": "v1", "kind": "Secret", "type": "kubernetes.io/service-account-token",
-            "metadata": {"name": "t", "annotations": {"kubernetes.io/service-account.uid": "u",
-                                                       "kubernetes.io/service-account.name": "sa"}},
+            "metadata": {"name": "t", "annotations": {
+                "kubernetes.io/service-account.uid": "u",
+                "kubernetes.io/service-account.name": "sa",
+            }},
             "data": {"token": "abc"},
         }
-        template, _ = strip_template(secret)
+        template = strip_template(secret)[0]
         assert template["data"] is None
         assert "kubernetes.io/service-account.uid" not in template["metadata"]["annotations"]
         assert template["metadata"]["annotations"]["kubernetes.io/service-account.name"] == "sa"
@@ -199,19 +201,19 @@ class TestStripTemplate:
     def test_opaque_secret_data_kept(self):
         secret = {"apiVersion": "v1", "kind": "Secret", "type": "Opaque",
                   "metadata": {"name": "s"}, "data": {"pw": "c2VjcmV0"}}
-        template, _ = strip_template(secret)
+        template = strip_template(secret)[0]
         assert template["data"] == {"pw": "c2VjcmV0"}
 
     def test_service_account_auto_token_refs_removed(self):
         sa = {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "app"},
               "secrets": [{"name": "app-token-abcde"}, {"name": "registry"}]}
-        template, _ = strip_template(sa)
+        template = strip_template(sa)[0]
         assert template["secrets"] == [{"name": "registry"}]
 
     def test_pvc_selected_node_removed(self):
         pvc = {"apiVersion": "v1", "kind": "PersistentVolumeClaim",
                "metadata": {"name": "data", "annotations": {"volume.kubernetes.io/selected-node": "n1", "a": "b"}}}
-        template, _ = strip_template(pvc)
+        template = strip_template(pvc)[0]
         assert template["metadata"]["annotations"] == {"a": "b", CONFLICT_RESOLUTION_ANNOTATION: "overwrite"}
 
     def test_job_generated_selector_removed_unless_manual(self):
@@ -223,11 +225,11 @@ class TestStripTemplate:
                                                      "batch.kubernetes.io/controller-uid": "u", "app": "x"}}},
             },
         }
-        template, _ = strip_template(job)
+        template = strip_template(job)[0]
         assert template["spec"]["selector"]["matchLabels"] == {}
         assert template["spec"]["template"]["metadata"]["labels"] == {"app": "x"}
         job["spec"]["manualSelector"] = True
-        template, _ = strip_template(job)
+        template = strip_template(job)[0]
         assert template["spec"]["selector"]["matchLabels"]["controller-uid"] == "u"
 
 
@@ -276,7 +278,7 @@ class TestDependencies:
 class TestRoundTrip:
     def test_identical_pod_template_passes(self):
         live = live_deployment()
-        returned, _ = strip_template(live)
+        returned = strip_template(live)[0]
         result = compare_round_trip(live, returned)
         assert result == {"path": "/spec/template", "dropped": [], "changed": [], "added": []}
 
@@ -323,7 +325,7 @@ class TestRoundTrip:
 
 class TestNodePorts:
     def test_collision_detected(self):
-        template, _ = strip_template(live_service())
+        template = strip_template(live_service())[0]
         other = live_service()
         other["metadata"].update(name="other", namespace="shop")
         other["spec"]["healthCheckNodePort"] = None
@@ -332,11 +334,11 @@ class TestNodePorts:
         ]
 
     def test_own_copy_is_not_a_collision(self):
-        template, _ = strip_template(live_service())
+        template = strip_template(live_service())[0]
         assert node_port_collisions([template], [live_service()], "test-ucs") == []
 
     def test_free_ports(self):
-        template, _ = strip_template(live_service())
+        template = strip_template(live_service())[0]
         other = live_service(ports=[{"port": 80, "nodePort": 30001}], healthCheckNodePort=None)
         other["metadata"]["name"] = "other"
         assert node_port_collisions([template], [other], "b") == []

@@ -137,8 +137,9 @@ def test_works_of_and_preserving():
     label = "resourcebinding.karmada.io/permanent-id"
     bindings = [{"metadata": {"name": "x", "labels": {label: "id-1"}}}]
     works = [
-        {"metadata": {"name": "w1", "labels": {label: "id-1"}}, "spec": {"preserveResourcesOnDeletion": True,
-                                                                          "workload": {"manifests": [{"kind": "Deployment", "metadata": {"name": "d", "namespace": "n"}}]}}},
+        {"metadata": {"name": "w1", "labels": {label: "id-1"}},
+         "spec": {"preserveResourcesOnDeletion": True,
+                  "workload": {"manifests": [{"kind": "Deployment", "metadata": {"name": "d", "namespace": "n"}}]}}},
         {"metadata": {"name": "w2", "labels": {label: "id-2"}}, "spec": {"preserveResourcesOnDeletion": True}},
     ]
     mine = works_of(works, bindings)
