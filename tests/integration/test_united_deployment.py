@@ -1,0 +1,166 @@
+"""Issue 6 acceptance on the local stack: the runbook's UnitedDeployment split by Karmada and Kruise,
+verified; scaling, weights, partitions, a policy edited behind verify's back; refusals before
+anything is applied; a second run changes nothing."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+from tests.integration.conftest import wait_for
+from tests.integration.federalize_support import playbook
+
+pytestmark = pytest.mark.usefixtures("stack")
+
+BINDING = "demo-uniteddeployment"
+
+
+def clusters_of(karmada, name=BINDING, namespace="default"):
+    binding = karmada.get("resourcebinding.work.karmada.io", name, "-n", namespace)
+    return {c["name"]: c.get("replicas", 0) for c in binding["spec"].get("clusters") or []}
+
+
+def subset_replicas(stack, member):
+    ud = stack.member(member).get("uniteddeployment.apps.kruise.io", "demo", "-n", "default")
+    return ud["spec"]["replicas"], dict(ud["status"].get("subsetReplicas") or {})
+
+
+def expect_split(stack, split):
+    """split: {cluster: (regular, virtual-kubelet)}."""
+    karmada = stack.karmada()
+    wait_for(lambda: clusters_of(karmada) == {c: r + v for c, (r, v) in split.items()}, f"binding split {split}")
+    for cluster, (regular, vk) in split.items():
+        wait_for(lambda: subset_replicas(stack, cluster) == (regular + vk, {"regular": regular, "virtual-kubelet": vk}),
+                 f"{cluster} subsets {regular}+{vk}")
+
+
+def verify_report(tmp_path: Path) -> str:
+    return (tmp_path / "verify-default-demo.md").read_text()
+
+
+def test_runbook_scenario_through_site_yml(stack, tmp_path):
+    first = playbook(stack.env, "site.yml", extra_vars={"verify_report_dir": str(tmp_path)})
+    assert first.returncode == 0, str(first)
+    assert first.changed > 0
+    expect_split(stack, {"idc1": (1, 1), "test-ucs": (2, 2)})
+    template = stack.karmada().get("uniteddeployment.apps.kruise.io", "demo", "-n", "default")
+    assert template["status"]["readyReplicas"] == 6
+    assert "Verdict: **verified**" in verify_report(tmp_path)
+    assert (tmp_path / "verify-default-demo.svg").read_text().startswith("<svg")
+    second = playbook(stack.env, "site.yml", extra_vars={"verify_report_dir": str(tmp_path)})
+    assert second.returncode == 0, str(second)
+    assert second.changed == 0, str(second)
+
+
+@pytest.mark.parametrize("replicas, split", [
+    (7, {"idc1": (1, 1), "test-ucs": (3, 2)}),
+    (9, {"idc1": (2, 1), "test-ucs": (3, 3)}),
+    (6, {"idc1": (1, 1), "test-ucs": (2, 2)}),
+])
+def test_scaling_is_followed_by_verify(stack, tmp_path, replicas, split):
+    run = playbook(stack.env, "site.yml", extra_vars={"united_deployment_replicas": replicas,
+                                                      "verify_report_dir": str(tmp_path)})
+    assert run.returncode == 0, str(run)
+    expect_split(stack, split)
+
+
+def test_changing_weights(stack, tmp_path):
+    run = playbook(stack.env, "site.yml", extra_vars={"propagation_policy_weights": {"idc1": 1, "test-ucs": 1},
+                                                      "verify_report_dir": str(tmp_path)})
+    assert run.returncode == 0, str(run)
+    expect_split(stack, {"idc1": (2, 1), "test-ucs": (2, 1)})
+    restore = playbook(stack.env, "site.yml", extra_vars={"verify_report_dir": str(tmp_path)})
+    assert restore.returncode == 0, str(restore)
+
+
+def test_new_image_with_partitions(stack, tmp_path):
+    run = playbook(stack.env, "site.yml", extra_vars={
+        "united_deployment_image": "nginx:1.27-alpine", "united_deployment_partitions": {"regular": 1},
+        "verify_report_dir": str(tmp_path)})
+    assert run.returncode == 0, str(run)
+    # test-ucs regular runs 2: one updated, one held back; idc1 regular runs 1: held back.
+    for cluster, regular_updated in (("idc1", 0), ("test-ucs", 1)):
+        pods = stack.member(cluster).get("pods", "-n", "default", "-l", "app=demo,apps.kruise.io/subset-name=regular")
+        images = [p["spec"]["containers"][0]["image"] for p in pods["items"]]
+        assert images.count("nginx:1.27-alpine") == regular_updated, images
+    restore = playbook(stack.env, "site.yml", extra_vars={"verify_report_dir": str(tmp_path)})
+    assert restore.returncode == 0, str(restore)
+
+
+def test_policy_edited_behind_verifys_back(stack, tmp_path):
+    karmada = stack.karmada()
+    patch = {"spec": {"placement": {"replicaScheduling": {"weightPreference": {"staticWeightList": [
+        {"targetCluster": {"clusterNames": ["idc1"]}, "weight": 2},
+        {"targetCluster": {"clusterNames": ["test-ucs"]}, "weight": 1}]}}}}}
+    karmada.kubectl("patch", "propagationpolicy.policy.karmada.io", "demo", "-n", "default", "--type=merge",
+                    "-p", json.dumps(patch))
+    try:
+        run = playbook(stack.env, "verify.yml", extra_vars={"verify_report_dir": str(tmp_path)})
+        assert run.returncode == 0, str(run)
+        assert "expected {idc1: 4, test-ucs: 2}" in verify_report(tmp_path)
+    finally:
+        restore = playbook(stack.env, "site.yml", extra_vars={"verify_report_dir": str(tmp_path)})
+        assert restore.returncode == 0, str(restore)
+
+
+def _resource_version(cluster, *args):
+    result = cluster.kubectl("get", "-o", "json", *args, check=False)
+    return json.loads(result.stdout)["metadata"]["resourceVersion"] if result.returncode == 0 else None
+
+
+@pytest.mark.parametrize("playbook_name, extra_vars, message, kind", [
+    ("resource_interpreter.yml", {"resource_interpreter_scripts": {"statusAggregation": "function AggregateStatus(d"}},
+     "refused before applying", ("resourceinterpretercustomization.config.karmada.io",
+                                 "declarative-configuration-uniteddeployment")),
+    ("united_deployment.yml", {"united_deployment_replicas": None}, "spec.replicas is required",
+     ("uniteddeployment.apps.kruise.io", "demo", "-n", "default")),
+    ("united_deployment.yml", {"united_deployment_regular_subset": {"name": "Regular", "replicas": "50%"}},
+     "invalid subset name", ("uniteddeployment.apps.kruise.io", "demo", "-n", "default")),
+    ("united_deployment.yml", {"united_deployment_replicas": 7,
+                               "united_deployment_virtual_kubelet_subset": {"name": "virtual-kubelet", "replicas": "50%"}},
+     "Kruise refuses the UnitedDeployment there", ("uniteddeployment.apps.kruise.io", "demo", "-n", "default")),
+])
+def test_refused_before_anything_is_applied(stack, playbook_name, extra_vars, message, kind):
+    karmada = stack.karmada()
+    before = _resource_version(karmada, *kind)
+    run = playbook(stack.env, playbook_name, extra_vars=extra_vars)
+    assert run.returncode != 0 and message in run.stdout, str(run)
+    assert _resource_version(karmada, *kind) == before
+
+
+def test_karmada_divide_matches_real_bindings(stack):
+    """Random weight/replica cases against the real scheduler, UID included."""
+    from ansible_collections.multicloud.federation.plugins.module_utils.karmada_division import divide
+
+    karmada = stack.karmada()
+    rng = random.Random(6)
+    for case in range(4):
+        weights = {"idc1": rng.randint(1, 5), "test-ucs": rng.randint(1, 5)}
+        replicas = rng.randint(0, 13)
+        name = f"divide-{case}"
+        karmada.apply([
+            {"apiVersion": "policy.karmada.io/v1alpha1", "kind": "PropagationPolicy",
+             "metadata": {"name": name, "namespace": "default"},
+             "spec": {"resourceSelectors": [{"apiVersion": "apps/v1", "kind": "Deployment", "name": name}],
+                      "placement": {"clusterAffinity": {"clusterNames": sorted(weights)},
+                                    "replicaScheduling": {"replicaSchedulingType": "Divided",
+                                                          "replicaDivisionPreference": "Weighted",
+                                                          "weightPreference": {"staticWeightList": [
+                                                              {"targetCluster": {"clusterNames": [c]}, "weight": w}
+                                                              for c, w in sorted(weights.items())]}}}}},
+            {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": name, "namespace": "default"},
+             "spec": {"replicas": replicas, "selector": {"matchLabels": {"app": name}},
+                      "template": {"metadata": {"labels": {"app": name}},
+                                   "spec": {"containers": [{"name": "c", "image": "busybox"}]}}}},
+        ])
+        binding = wait_for(lambda: (lambda b: b if any(c["type"] == "Scheduled" and c["status"] == "True"
+                                                       for c in b.get("status", {}).get("conditions", [])) else None)(
+            karmada.get("resourcebinding.work.karmada.io", f"{name}-deployment", "-n", "default")),
+            f"binding {name} scheduled")
+        actual = {c["name"]: c["replicas"] for c in binding["spec"].get("clusters") or [] if c.get("replicas")}
+        assert divide(replicas, weights, binding["spec"]["resource"]["uid"]) == actual, (weights, replicas)
+        karmada.kubectl("delete", "deployment", name, "-n", "default", "--wait=false")
+        karmada.kubectl("delete", "propagationpolicy.policy.karmada.io", name, "-n", "default", "--wait=false")
