@@ -255,23 +255,23 @@ def helm(tmp_path_factory):
         "HELM_DATA_HOME": str(home / "data"),
     }
 
-    def run(chart_path: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
+    def run(chart_path: Path, *args: str, check: bool = True, command: tuple = ("template", "kruise")):
         result = subprocess.run(
-            [str(binary), "template", "kruise", str(chart_path), "--namespace", "default", *args],
+            [str(binary), *command, str(chart_path), *args],
             capture_output=True,
             text=True,
             env=env,
             timeout=120,
         )
         if check and result.returncode != 0:
-            pytest.fail(f"helm template failed: {result.stderr}")
+            pytest.fail(f"helm {command[0]} failed: {result.stderr}")
         return result
 
     return run
 
 
 def render(helm, chart_path: Path, *args: str) -> list[dict]:
-    return [doc for doc in yaml.safe_load_all(helm(chart_path, *args).stdout) if doc]
+    return [doc for doc in yaml.safe_load_all(helm(chart_path, "--namespace", "default", *args).stdout) if doc]
 
 
 def one(docs: list[dict], kind: str, name: str) -> dict:
@@ -359,7 +359,7 @@ def test_daemon_affinity_lands_in_the_daemonset_and_the_fixture_ignores_it(helm,
 def test_kube_version_constraint_is_enforced(helm, charts):
     old = helm(charts.layout.kruise_chart, "--kube-version", "1.15.0", check=False)
     assert old.returncode != 0
-    assert "kubeVersion" in old.stderr and ">= 1.16.0-0" in old.stderr
+    assert "chart requires kubeVersion: >= 1.16.0-0 which is incompatible with Kubernetes v1.15.0" in old.stderr
     assert helm(charts.layout.kruise_chart, "--kube-version", layout().versions["kubernetes"]["version"]).returncode == 0
     assert helm(charts.layout.kruise_chart, "--kube-version", "1.32.9").returncode == 0
 
@@ -398,3 +398,12 @@ def test_kruise_daemon_gate_removes_the_daemonset_and_crds_can_be_left_out(helm,
     assert not [doc for doc in docs if doc["kind"] in ("DaemonSet", "CustomResourceDefinition")]
     one(docs, "Deployment", "kruise-controller-manager")
     one(docs, "ServiceAccount", "kruise-daemon")
+
+
+@pytest.mark.parametrize("which", ["kruise_chart", "kruise_chart_no_affinity"])
+def test_helm_lint_strict(helm, charts, which):
+    directory = getattr(charts.layout, which)
+    for path in (directory, directory.with_name(directory.name + ".tgz")):
+        result = helm(path, "--strict", command=("lint",), check=False)
+        assert result.returncode == 0, result.stdout + result.stderr
+        assert "0 chart(s) failed" in result.stdout
