@@ -286,3 +286,19 @@ def test_distribute_to_unknown_cluster_stops(clusters):
     run = playbook(clusters["env"], "distribute.yml", {**FEDERALIZE_VARS, "federalize_clusters": ["idc1", "nowhere"]})
     assert run.returncode != 0 and "are not hosts of the members group" in run.stdout, run
     assert json.dumps(policy(clusters["karmada"])["spec"], sort_keys=True) == before
+
+
+def test_migrate_keeping_copies_reports_them(clusters):
+    """Asked to, the move leaves the old copies running, unmanaged, and says which."""
+    karmada, idc1, ucs = clusters["karmada"], clusters["idc1"], clusters["test-ucs"]
+    run = playbook(clusters["env"], "migrate.yml", {**FEDERALIZE_VARS, "federalize_target": "idc1",
+                                                    "federalize_keep_removed_copies": True})
+    assert run.returncode == 0, run
+    assert "Deployment fed-demo/fed-dp-01" in run.stdout, run
+    assert policy(karmada)["spec"]["placement"]["clusterAffinity"]["clusterNames"] == ["idc1"]
+    assert deployment_ready(idc1, "fed-dp-01", 3)
+
+    def unmanaged():
+        labels = ucs.get("deployment", "fed-dp-01", "-n", NAMESPACE)["metadata"].get("labels", {})
+        return "karmada.io/managed" not in labels
+    wait_for(unmanaged, "test-ucs's fed-dp-01 released by Karmada", timeout=120)
