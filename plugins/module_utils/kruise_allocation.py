@@ -380,15 +380,20 @@ def _specific_allocate(expected, subsets, current):
                 "specified subsets' replica (%d) is less than UnitedDeployment replica (%d)" % (total, expected))
     elif count != len(infos):
         raise KruiseAllocationError("all subsets must be specified when UnitedDeployment replica is unspecified")
+    # normalAllocate sums again over the subsets, so a duplicated name counts twice there (the
+    # webhook refuses duplicates; the controller alone does this).
+    total = 0
     for info in infos:
         if info[0] in specified:
             info[1] = specified[info[0]]
             info[2] = True
+            total += info[1]
     left = len(infos) - count
     if left:
         rest = expected - total
-        # Go int division truncates toward zero; rest >= 0 here, so // and % agree with it.
-        average, remainder = rest // left, rest % left
+        # Go's int division truncates toward zero (rest < 0 is possible with duplicated names).
+        average = abs(rest) // left * (1 if rest >= 0 else -1)
+        remainder = rest - average * left
         for info in reversed(infos):
             if info[2]:
                 continue

@@ -214,3 +214,12 @@ def test_next_partitions_are_capped_by_replicas():
 def test_malformed_input(bad):
     with pytest.raises(KruiseAllocationError):
         allocate(**bad)
+
+
+def test_duplicated_names_allocate_as_the_controller_does():
+    # Found by the oracle (kruise-oracle, Kruise v1.9.0): the webhook refuses duplicates, but the
+    # allocator alone counts a duplicated specified subset twice and Go's division truncates.
+    subsets = [{"name": "vk", "replicas": 3}, {"name": "regular"}, {"name": "vk", "replicas": "75%"}]
+    assert allocate(32, subsets, {}) == {"regular": -16, "vk": 24}
+    subsets = [{"name": "vk", "replicas": "10%"}, {"name": "s10"}, {"name": "vk", "replicas": " 50%"}]
+    assert allocate(16, subsets, {"vk": 4, "s10": 7}) == {"s10": 12, "vk": 2}
