@@ -1,0 +1,36 @@
+"""Issue 5 acceptance: the virtual_kubelet role with provider `existing` on the stack's members,
+each of which has one virtual-kubelet node (label type=virtual-kubelet, taint
+virtual-kubelet.io/provider=huawei:NoSchedule). The `cce` provider is covered by the contract test
+tests/unit/plugins/modules/test_cce_addon.py (Huawei is not reachable from here)."""
+
+from __future__ import annotations
+
+from tests.integration.kruise_support import run_playbook
+
+PLAYBOOK = "playbooks/virtual_kubelet.yml"
+MEMBERS = ("idc1", "test-ucs")
+
+
+def test_existing_nodes_are_checked_and_reported(stack):
+    run = run_playbook(stack.env, PLAYBOOK)
+    assert run.returncode == 0, run.describe()
+    assert run.changed_tasks() == []
+    for name in MEMBERS:
+        report = run.result("Report the virtual-kubelet nodes", name)
+        assert report["msg"] == f"{name}: virtual-kubelet nodes {name}-virtual-kubelet"
+
+
+def test_missing_taint_or_too_few_nodes_fail_clearly(stack):
+    run = run_playbook(stack.env, PLAYBOOK, "--limit", "idc1", extra_vars={"virtual_kubelet_min_nodes": 2})
+    assert run.returncode != 0
+    assert "expected at least 2 node(s) labelled type=virtual-kubelet" in run.messages(), run.describe()
+    run = run_playbook(stack.env, PLAYBOOK, "--limit", "idc1",
+                       extra_vars={"virtual_kubelet_taint_key": "example.com/other", "virtual_kubelet_wait_timeout": 5})
+    assert run.returncode != 0
+    assert "['idc1-virtual-kubelet'] lack the taint" in run.messages(), run.describe()
+
+
+def test_members_without_virtual_kubelet_are_skipped(stack):
+    run = run_playbook(stack.env, PLAYBOOK, extra_vars={"virtual_kubelet_enabled": False})
+    assert run.returncode == 0, run.describe()
+    assert [t for _, t, _, r in run.task_results() if not r.get("skipped")] == []
