@@ -14,16 +14,24 @@ from __future__ import annotations
 import os
 import random
 import re
+import sys
 import uuid
+from pathlib import Path
 
 import pytest
 
-from ansible_collections.multicloud.federation.plugins.filter.karmada_divide import karmada_divide
-from ansible_collections.multicloud.federation.plugins.module_utils import karmada_division as kd
-from ansible_collections.multicloud.federation.plugins.module_utils import kruise_allocation as ka
-from ansible.errors import AnsibleFilterError
+# The filters import as ansible_collections.multicloud.federation.*: the checkout is that package
+# through .build/ansible_collections/multicloud/federation (`make collection`, which `make integration` runs).
+BUILD = Path(__file__).resolve().parents[2] / ".build"
+if (BUILD / "ansible_collections" / "multicloud" / "federation").is_dir() and str(BUILD) not in sys.path:
+    sys.path.insert(0, str(BUILD))
 
-from tests.stack import oracle
+from ansible.errors import AnsibleFilterError  # noqa: E402
+from ansible_collections.multicloud.federation.plugins.filter.karmada_divide import karmada_divide  # noqa: E402
+from ansible_collections.multicloud.federation.plugins.module_utils import karmada_division as kd  # noqa: E402
+from ansible_collections.multicloud.federation.plugins.module_utils import kruise_allocation as ka  # noqa: E402
+
+from tests.stack import oracle  # noqa: E402
 
 SEED = int(os.environ.get("MCF_ORACLE_SEED", "20260821"))
 CASES = int(os.environ.get("MCF_ORACLE_CASES", "3000"))
