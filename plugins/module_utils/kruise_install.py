@@ -219,4 +219,3 @@ def cri_dockerd_nodes(nodes):
         if runtime.startswith("docker://") and minor is not None and minor >= DOCKERSHIM_REMOVED_IN:
             names.append(node["metadata"]["name"])
     return names
-

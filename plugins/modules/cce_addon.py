@@ -22,13 +22,17 @@ description:
   - "API reference: https://support.huaweicloud.com/intl/en-us/api-cce/cce_02_0326.html (list) and
     https://support.huaweicloud.com/intl/en-us/api-cce/cce_02_0322.html (install)."
 author:
-  - multicloud.federation contributors
+  - multicloud.federation maintainers (@multicloud-federation)
+extends_documentation_fragment:
+  - ansible.builtin.action_common_attributes
 attributes:
   check_mode:
     support: full
     details: Lists the add-ons and reports whether it would install; never posts.
   diff_mode:
     support: none
+  platform:
+    platforms: posix
 options:
   endpoint:
     description: The CCE endpoint, for example C(https://cce.ap-southeast-3.myhuaweicloud.com).

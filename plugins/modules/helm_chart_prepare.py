@@ -24,12 +24,16 @@ description:
     that are not in the chart are removed.
   - Runs on the host the module runs on (the controller with a local connection).
 author:
-  - multicloud.federation contributors
+  - multicloud.federation maintainers (@multicloud-federation)
+extends_documentation_fragment:
+  - ansible.builtin.action_common_attributes
 attributes:
   check_mode:
     support: full
   diff_mode:
     support: none
+  platform:
+    platforms: posix
 options:
   src:
     description: An unpacked chart directory (holding C(Chart.yaml)) or a chart archive (C(.tgz)).

@@ -22,15 +22,18 @@ description:
     (C(dryRun=All), which runs Kruise's admission webhooks) succeeds.
   - Never changes anything; the dry-run create is not persisted.
 author:
-  - multicloud.federation contributors
+  - multicloud.federation maintainers (@multicloud-federation)
 extends_documentation_fragment:
   - kubernetes.core.k8s_auth_options
+  - ansible.builtin.action_common_attributes
 attributes:
   check_mode:
     support: full
     details: Reads only, so it behaves the same in check mode.
   diff_mode:
     support: none
+  platform:
+    platforms: posix
 options:
   checks:
     description:

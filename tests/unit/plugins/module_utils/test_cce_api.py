@@ -52,8 +52,8 @@ def test_aksk_signature_matches_huaweis_signer(spec):
     assert headers["Host"] == "cce.ap-southeast-3.myhuaweicloud.com"
     assert headers["Authorization"].startswith(
         "SDK-HMAC-SHA256 Access=HPUAEXAMPLEAK, SignedHeaders=content-type;host;x-project-id;x-sdk-date, Signature=")
-    assert headers["Authorization"] == huawei_authorization(method, path, query, headers, body,
-                                                             auth["access_key"], auth["secret_key"])
+    expected = huawei_authorization(method, path, query, headers, body, auth["access_key"], auth["secret_key"])
+    assert headers["Authorization"] == expected
 
 
 def test_a_wrong_secret_gives_another_signature():
