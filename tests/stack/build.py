@@ -12,6 +12,7 @@ takes seconds. Runs with any Python >= 3.11 and needs only the standard library 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import re
@@ -112,6 +113,8 @@ class Component:
     binaries: tuple[str, ...]
     recipe: Callable[["Builder", "Component", Path], None]
     recipe_id: str  # bump to force a rebuild when the recipe changes
+    # Files of ours (relative to tests/stack) the output is made from: a change rebuilds it.
+    sources: tuple[str, ...] = ()
 
 
 class Builder:
@@ -152,18 +155,22 @@ class Builder:
                 cwd=work, env=self.env, logfile=logfile, what=f"k8s.io/kubernetes@{version} cmd/{cmd}"))
 
     def etcd(self, comp: Component, out: Path) -> None:
-        version = self.version("etcd")
         # server/go.mod has relative replaces, so `go install` refuses it (etcd-io/etcd#18501); as a
         # dependency of a wrapper module those replaces are ignored and the tagged requires hold.
-        work = self.src / f"etcd-wrapper-{version}"
+        self.wrapper_build(comp, out, "go.etcd.io/etcd/server/v3", self.version("etcd"), "go.etcd.io/etcd/server/v3", "etcd")
+
+    def wrapper_build(self, comp: Component, out: Path, module: str, version: str, package: str, binary: str,
+                      ldflags: str = "-s -w") -> None:
+        """Build `package` as a dependency of a throw-away module that requires module@version."""
+        work = self.src / f"{binary}-wrapper-{version}"
         work.mkdir(parents=True, exist_ok=True)
-        (work / "go.mod").write_text(f"module local.invalid/etcd-binary\n\ngo 1.23\n\nrequire go.etcd.io/etcd/server/v3 {version}\n")
-        (work / "tools.go").write_text('//go:build tools\n\npackage tools\n\nimport _ "go.etcd.io/etcd/server/v3"\n')
+        (work / "go.mod").write_text(f"module local.invalid/{binary}-build\n\ngo 1.23\n\nrequire {module} {version}\n")
+        (work / "tools.go").write_text(f'//go:build tools\n\npackage tools\n\nimport _ "{package}"\n')
         logfile = self.logs / f"{comp.name}.log"
-        run(["go", "mod", "tidy"], cwd=work, env=self.env, logfile=logfile, what=f"go.etcd.io/etcd/server/v3@{version}")
-        self.timed("etcd", lambda: run(
-            ["go", "build", "-trimpath", "-ldflags", "-s -w", "-o", str(out / "etcd"), "go.etcd.io/etcd/server/v3"],
-            cwd=work, env=self.env, logfile=logfile, what=f"go.etcd.io/etcd/server/v3@{version}"))
+        run(["go", "mod", "tidy"], cwd=work, env=self.env, logfile=logfile, what=f"{module}@{version}")
+        self.timed(binary, lambda: run(
+            ["go", "build", "-trimpath", "-ldflags", ldflags, "-o", str(out / binary), package],
+            cwd=work, env=self.env, logfile=logfile, what=f"{module}@{version}"))
 
     def go_install(self, comp: Component, out: Path, package: str, binary: str, *, tags: str = "", ldflags: str = "-s -w") -> None:
         """`go install pkg@version` into a private GOBIN, then rename (two Karmada cmds share names)."""
@@ -197,9 +204,12 @@ class Builder:
                         ldflags=f"-X helm.sh/helm/v3/internal/version.version={version} -X helm.sh/helm/v3/internal/version.gitTreeState=clean -s -w")
         diff_version = self.layout.versions["helm_diff"]["version"]
         diff_mod = module_dir("github.com/databus23/helm-diff/v3", diff_version, self.env)
-        # helm-diff's Makefile sets cmd.Version; the binary installs as helm-diff (module root main).
-        self.go_install(comp, out, f"github.com/databus23/helm-diff/v3@{diff_version}", "helm-diff",
-                        ldflags=f"-X github.com/databus23/helm-diff/v3/cmd.Version={diff_version.lstrip('v')} -s -w")
+        # `go install helm-diff@v` reads the module's version list for deprecations, which the proxy
+        # refuses here; a wrapper module pins the exact version instead. helm-diff's Makefile sets
+        # cmd.Version.
+        self.wrapper_build(comp, out, "github.com/databus23/helm-diff/v3", diff_version,
+                           "github.com/databus23/helm-diff/v3", "helm-diff",
+                           ldflags=f"-X github.com/databus23/helm-diff/v3/cmd.Version={diff_version.lstrip('v')} -s -w")
         # A Helm plugin is a directory with plugin.yaml; take the module's own manifest and point
         # its command at our binary (upstream's install hook would download a release instead).
         plugin = out / "helm-plugins" / "diff"
@@ -286,7 +296,12 @@ class Builder:
         log(f"built {what} in {time.monotonic() - started:.0f}s")
 
     def stamp_for(self, comp: Component) -> str:
-        return comp.recipe_id
+        digest = hashlib.sha256(comp.recipe_id.encode())
+        stack_dir = Path(__file__).resolve().parent
+        for source in comp.sources:
+            for path in sorted(p for p in [stack_dir / source, *(stack_dir / source).rglob("*")] if p.is_file()):
+                digest.update(str(path.relative_to(stack_dir)).encode() + b"\0" + path.read_bytes())
+        return f"{comp.recipe_id}-{digest.hexdigest()[:12]}"
 
     def build(self, comp: Component, force: bool = False) -> bool:
         out = self.layout.component_dir(comp.name)
@@ -330,13 +345,13 @@ def components(lay: Layout) -> list[Component]:
         # Fast ones first, so tests that need only helm or the data can start early.
         Component("data", (), Builder.data, "data-1"),
         Component("helm", ("helm", "helm-diff"), Builder.helm, "helm-1"),
-        Component("chart", (), Builder.chart, "chart-1"),
+        Component("chart", (), Builder.chart, "chart-1", sources=("chart.py",)),
         Component("kwok", ("kwok",), Builder.kwok, "kwok-1"),
         Component("etcd", ("etcd",), Builder.etcd, "etcd-1"),
         Component("kubernetes", K8S_COMMANDS, Builder.kubernetes, "kubernetes-1"),
         Component("karmada", tuple(KARMADA_COMMANDS.values()), Builder.karmada, "karmada-1"),
         Component("kruise", ("kruise-manager",), Builder.kruise, "kruise-1"),
-        Component("oracle", ("karmada-oracle", "kruise-oracle"), Builder.oracle, "oracle-1"),
+        Component("oracle", ("karmada-oracle", "kruise-oracle"), Builder.oracle, "oracle-1", sources=("oracle.py", "oracle")),
     ]
 
 
