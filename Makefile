@@ -114,9 +114,15 @@ sanity: test-tree ## ansible-test sanity (Python $(TEST_PYTHON))
 
 # ansible-test units runs tests/unit with tests/unit/requirements.txt in its own venv; the second
 # pass runs the same tests with the pinned .venv, i.e. the library versions users get from make venv.
+# Like ansible-test, it runs module, module_utils and controller tests in separate processes:
+# once controller code is imported, module warnings go to the controller's display instead of the
+# module result.
 units: test-tree ## ansible-test units + pytest of tests/unit with the pinned .venv
 	cd $(TEST_COLLECTION) && ansible-test units --venv --python $(TEST_PYTHON) --color no
-	cd $(TEST_COLLECTION) && PYTHONPATH=$(abspath $(TEST_ROOT)/..) $(PY) -m pytest -p no:cacheprovider -q tests/unit
+	cd $(TEST_COLLECTION) && export PYTHONPATH=$(abspath $(TEST_ROOT)/..) && \
+	  pytest="$(PY) -m pytest -p no:cacheprovider --import-mode=importlib -q" && \
+	  $$pytest tests/unit/plugins/modules && $$pytest tests/unit/plugins/module_utils && \
+	  $$pytest tests/unit --ignore=tests/unit/plugins/modules --ignore=tests/unit/plugins/module_utils
 
 integration: collection stack-build stack-up ## integration tests against the local stack
 	$(PY) -m pytest -q tests/integration tests/stack/tests

@@ -18,6 +18,7 @@ import base64
 import binascii
 import datetime
 import json
+import math
 import os
 
 try:
@@ -110,7 +111,8 @@ def classify_expiry(info, now, warning_days):
     if expires is None:
         return "unknown", None
     remaining = expires - now
-    days_left = remaining.days if remaining.total_seconds() >= 0 else -((-remaining).days + 1)
+    # Whole days, rounded down: 0 on the last day, negative once expired.
+    days_left = int(math.floor(remaining.total_seconds() / 86400))
     if remaining.total_seconds() <= 0:
         return "expired", days_left
     if remaining <= datetime.timedelta(days=warning_days):

@@ -1,0 +1,182 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) multicloud.federation contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""kubeconfig parsing, context selection, path resolution, merging and redaction."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import json
+
+import pytest
+import yaml
+
+from ansible_collections.multicloud.federation.plugins.module_utils import kubeconfig as kc
+
+SECRET_TOKEN = "tok-3f9a8b7c6d5e4f30"
+SECRET_KEY = "LS0tLS1CRUdJTiBQUklWQVRFIEtFWS0tLS0tc2VjcmV0"
+
+
+def member_config():
+    """Shaped like a CCE console download: contexts internal and external, one user."""
+    return {
+        "apiVersion": "v1",
+        "kind": "Config",
+        "preferences": {},
+        "clusters": [
+            {"name": "internalCluster", "cluster": {"server": "https://192.168.0.10:5443", "certificate-authority-data": "Q0E="}},
+            {"name": "externalCluster", "cluster": {"server": "https://203.0.113.10:5443", "insecure-skip-tls-verify": True}},
+        ],
+        "users": [{"name": "user", "user": {"client-certificate-data": "Q0VSVA==", "client-key-data": SECRET_KEY}}],
+        "contexts": [
+            {"name": "internal", "context": {"cluster": "internalCluster", "user": "user"}},
+            {"name": "external", "context": {"cluster": "externalCluster", "user": "user"}},
+        ],
+        "current-context": "external",
+    }
+
+
+def fleet_config():
+    return {
+        "apiVersion": "v1",
+        "kind": "Config",
+        "clusters": [{"name": "fleet", "cluster": {"server": "https://198.51.100.7:443"}}],
+        "users": [{"name": "fleet-user", "user": {"token": SECRET_TOKEN}}],
+        "contexts": [{"name": "federation", "context": {"cluster": "fleet", "user": "fleet-user"}}],
+    }
+
+
+def test_json_download_and_yaml_give_the_same_data():
+    data = member_config()
+    assert kc.parse_kubeconfig(json.dumps(data, indent=2), "k.json") == data
+    assert kc.parse_kubeconfig(yaml.safe_dump(data), "k.yaml") == data
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("", "is empty"),
+    ("{\"clusters\": [", "is not valid JSON (line 1"),
+    ("clusters: [\n  token: " + SECRET_TOKEN + ": x\n", "is neither YAML nor JSON (line"),
+    ("- just\n- a list\n", "is not a kubeconfig"),
+    ("kind: Pod\ncontexts: [{name: a}]\n", "has kind 'Pod'"),
+    ("contexts: []\n", "has no contexts"),
+    ("contexts: {a: b}\n", "contexts must be a list"),
+    ("contexts: [{context: {}}]\n", "contexts[0] has no name"),
+    ("contexts: [{name: a}, {name: a}]\n", "two entries named 'a'"),
+])
+def test_bad_files_are_named_and_never_quoted(text, expected):
+    with pytest.raises(kc.KubeconfigError) as error:
+        kc.parse_kubeconfig(text, "/dl/k.yaml")
+    message = str(error.value)
+    assert expected in message and "/dl/k.yaml" in message
+    assert SECRET_TOKEN not in message
+
+
+def test_select_context_returns_its_cluster_and_user():
+    context, cluster, user = kc.select_context(member_config(), "internal", "k")
+    assert context["name"] == "internal"
+    assert cluster["cluster"]["server"] == "https://192.168.0.10:5443"
+    assert user["name"] == "user"
+
+
+def test_missing_context_lists_the_ones_there_are():
+    with pytest.raises(kc.KubeconfigError) as error:
+        kc.select_context(member_config(), "federation", "/dl/idc1.json")
+    assert str(error.value) == (
+        "context 'federation' does not exist in /dl/idc1.json (it has: external, internal): "
+        "set cluster_context, or cluster_access, to one of them"
+    )
+
+
+@pytest.mark.parametrize("change, expected", [
+    (lambda d: d["contexts"][0]["context"].update(cluster="gone"), "refers to cluster 'gone'"),
+    (lambda d: d["contexts"][0]["context"].update(user="gone"), "refers to user 'gone'"),
+    (lambda d: d["clusters"][0]["cluster"].pop("server"), "has no server URL"),
+])
+def test_dangling_references_are_errors(change, expected):
+    data = member_config()
+    change(data)
+    with pytest.raises(kc.KubeconfigError, match=expected):
+        kc.select_context(data, "internal", "k")
+
+
+def test_relative_file_references_become_absolute_and_absolute_ones_stay():
+    data = {
+        "clusters": [{"name": "c", "cluster": {"server": "https://h", "certificate-authority": "pki/ca.crt"}}],
+        "users": [{"name": "u", "user": {"client-certificate": "/etc/pki/u.crt", "client-key": "u.key", "tokenFile": "../t"}}],
+        "contexts": [{"name": "x", "context": {"cluster": "c", "user": "u"}}],
+    }
+    resolved = kc.resolve_paths(data, "/home/ops/Downloads")
+    assert resolved["clusters"][0]["cluster"]["certificate-authority"] == "/home/ops/Downloads/pki/ca.crt"
+    user = resolved["users"][0]["user"]
+    assert user == {"client-certificate": "/etc/pki/u.crt", "client-key": "/home/ops/Downloads/u.key", "tokenFile": "/home/ops/t"}
+    assert data["users"][0]["user"]["client-key"] == "u.key", "the input is not modified"
+
+
+def test_current_context_is_set_on_a_copy():
+    data = member_config()
+    assert kc.with_current_context(data, "internal")["current-context"] == "internal"
+    assert data["current-context"] == "external"
+
+
+def test_merge_renames_each_cluster_so_equal_context_names_cannot_collide():
+    merged = kc.merge_kubeconfigs(
+        [("ucs-fleet", fleet_config(), "federation"), ("idc1", member_config(), "internal"),
+         ("test-ucs", member_config(), "external")],
+        current_context="ucs-fleet",
+    )
+    assert [c["name"] for c in merged["contexts"]] == ["ucs-fleet", "idc1", "test-ucs"]
+    assert merged["contexts"][1] == {"name": "idc1", "context": {"cluster": "idc1", "user": "idc1"}}
+    servers = dict((c["name"], c["cluster"]["server"]) for c in merged["clusters"])
+    assert servers == {"ucs-fleet": "https://198.51.100.7:443", "idc1": "https://192.168.0.10:5443",
+                       "test-ucs": "https://203.0.113.10:5443"}
+    assert merged["users"][0]["user"] == {"token": SECRET_TOKEN}
+    assert merged["current-context"] == "ucs-fleet"
+
+
+def test_merge_keeps_a_context_namespace():
+    data = member_config()
+    data["contexts"][0]["context"]["namespace"] = "apps"
+    merged = kc.merge_kubeconfigs([("idc1", data, "internal")])
+    assert merged["contexts"][0]["context"] == {"cluster": "idc1", "user": "idc1", "namespace": "apps"}
+    assert "current-context" not in merged
+
+
+@pytest.mark.parametrize("sources, current, expected", [
+    ([("a", member_config(), "internal"), ("a", member_config(), "external")], None, "both named 'a'"),
+    ([("a", member_config(), "internal")], "b", "current context 'b' is none of the merged clusters (a)"),
+    ([("a", member_config(), "nope")], None, "context 'nope' does not exist in a"),
+])
+def test_merge_errors(sources, current, expected):
+    with pytest.raises(kc.KubeconfigError, match=expected.replace("(", r"\(").replace(")", r"\)")):
+        kc.merge_kubeconfigs(sources, current)
+
+
+def test_redact_hides_every_credential_and_shows_that_it_changed():
+    data = member_config()
+    data["users"].append({"name": "oidc", "user": {
+        "token": SECRET_TOKEN, "password": "pw-123",
+        "auth-provider": {"name": "oidc", "config": {"id-token": "idt-1", "client-secret": "cs-1"}},
+        "exec": {"command": "hcloud", "env": [{"name": "HW_SK", "value": "sk-1"}]},
+    }})
+    redacted = kc.redact(data)
+    text = kc.render(redacted)
+    for secret in (SECRET_TOKEN, SECRET_KEY, "Q0VSVA==", "Q0E=", "pw-123", "idt-1", "cs-1", "sk-1"):
+        assert secret not in text
+    assert "hcloud" in text and "https://192.168.0.10:5443" in text
+    assert data["users"][0]["user"]["client-key-data"] == SECRET_KEY, "the input is not modified"
+    other = member_config()
+    other["users"][0]["user"]["client-key-data"] = "Y2hhbmdlZA=="
+    assert kc.redact(other) != kc.redact(member_config())
+    assert kc.redact(member_config()) == kc.redact(member_config())
+
+
+def test_render_is_block_yaml_in_the_given_order():
+    text = kc.render(fleet_config())
+    assert text.splitlines()[0] == "apiVersion: v1"
+    assert yaml.safe_load(text) == fleet_config()
+    assert "{" not in text
+
+
+def test_insecure_clusters():
+    assert kc.insecure_clusters(member_config()) == ["externalCluster"]
