@@ -1,0 +1,284 @@
+"""The kubeconfig step (playbooks/kubeconfig.yml) against the local stack's real API servers.
+
+Each test installs the stack's console-like kubeconfigs (inventories/local/hosts.yml names them)
+into a fresh directory, the way a user installs downloaded files: first run changes, second run
+changes nothing, files are 0600, and nothing secret is printed even at -vvv. Every bad input stops
+the play before any file is written, with a message that names what to fix.
+"""
+
+from __future__ import annotations
+
+import base64
+import copy
+import re
+import socket
+import stat
+import subprocess
+import tempfile
+from pathlib import Path
+
+import pytest
+import yaml
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+VENV_BIN = REPO_ROOT / ".venv" / "bin"
+BUILD = REPO_ROOT / ".build"
+RECAP = re.compile(r"^(\S+)\s+:\s+ok=(\d+)\s+changed=(\d+)\s+unreachable=(\d+)\s+failed=(\d+)", re.M)
+NOT_READY_CLUSTER = "kubeconfig-test-notready"
+
+
+def ensure_collection() -> None:
+    if not (BUILD / "ansible_collections" / "multicloud" / "federation" / "galaxy.yml").exists():
+        subprocess.run(["make", "collection"], cwd=REPO_ROOT, check=True, capture_output=True, timeout=900)
+
+
+def run_playbook(env: dict, inventory: dict, *args: str) -> subprocess.CompletedProcess:
+    ensure_collection()
+    run_env = dict(env)
+    run_env.update({
+        "ANSIBLE_COLLECTIONS_PATH": str(BUILD),
+        "ANSIBLE_CONFIG": str(REPO_ROOT / "ansible.cfg"),
+        "ANSIBLE_NOCOLOR": "1",
+        "ANSIBLE_FORCE_COLOR": "0",
+    })
+    with tempfile.TemporaryDirectory() as tmp:
+        hosts = Path(tmp) / "hosts.yml"
+        hosts.write_text(yaml.safe_dump(inventory))
+        argv = [str(VENV_BIN / "ansible-playbook"), "-i", str(hosts), *args,
+                str(REPO_ROOT / "playbooks" / "kubeconfig.yml")]
+        return subprocess.run(argv, cwd=REPO_ROOT, env=run_env, capture_output=True, text=True, timeout=600,
+                              check=False)
+
+
+def changed(result: subprocess.CompletedProcess) -> int:
+    return sum(int(match.group(3)) for match in RECAP.finditer(result.stdout))
+
+
+def describe(result: subprocess.CompletedProcess) -> str:
+    return f"rc={result.returncode}\n{result.stdout[-6000:]}\n{result.stderr[-3000:]}"
+
+
+def local_inventory(stack) -> dict:
+    return yaml.safe_load(Path(stack.env["MCF_STACK_INVENTORY"]).read_text())
+
+
+def install_inventory(stack, dest: Path) -> dict:
+    """The stack's inventory with each stack kubeconfig as a download to install under dest."""
+    inventory = copy.deepcopy(local_inventory(stack))
+    for group in ("federation", "members"):
+        for host, hostvars in inventory["all"]["children"][group]["hosts"].items():
+            hostvars["cluster_kubeconfig_source"] = hostvars["cluster_kubeconfig"]
+            hostvars["cluster_kubeconfig"] = str(dest / f"{host}.kubeconfig")
+    inventory["all"]["vars"]["kubeconfig_merged_path"] = str(dest / "merged.kubeconfig")
+    return inventory
+
+
+def hosts(inventory: dict, group: str) -> dict:
+    return inventory["all"]["children"][group]["hosts"]
+
+
+def mode(path: Path) -> int:
+    return stat.S_IMODE(path.stat().st_mode)
+
+
+def closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def secrets_of(kubeconfig: Path) -> set[str]:
+    """Every token, key and certificate of a kubeconfig: as written (base64), decoded, and the
+    decoded PEM's own base64 lines; tokens raw and base64-encoded."""
+    data = yaml.safe_load(kubeconfig.read_text())
+    found: set[str] = set()
+    fields = [(entry.get("user") or {}) for entry in data.get("users") or []]
+    fields += [(entry.get("cluster") or {}) for entry in data.get("clusters") or []]
+    for values in fields:
+        for key in ("client-key-data", "client-certificate-data", "certificate-authority-data"):
+            if values.get(key):
+                found.add(values[key])
+                pem = base64.b64decode(values[key]).decode()
+                found.add(pem.strip())
+                found.update(line for line in pem.splitlines() if len(line) >= 40 and "-----" not in line)
+        if values.get("token"):
+            found.add(values["token"])
+            found.add(base64.b64encode(values["token"].encode()).decode())
+    return found
+
+
+@pytest.fixture
+def dest(tmp_path) -> Path:
+    path = tmp_path / "kube"
+    return path
+
+
+def test_install_is_idempotent_private_and_prints_no_secret(stack, dest):
+    inventory = install_inventory(stack, dest)
+    first = run_playbook(stack.env, inventory, "-vvv")
+    assert first.returncode == 0, describe(first)
+    assert changed(first) >= 4, describe(first)  # three installed files and the merged one
+
+    for group, context in (("federation", "federation"), ("members", "internal")):
+        for host, hostvars in hosts(inventory, group).items():
+            installed = Path(hostvars["cluster_kubeconfig"])
+            assert mode(installed) == 0o600, host
+            data = yaml.safe_load(installed.read_text())
+            assert data["current-context"] == context
+            source = yaml.safe_load(Path(hostvars["cluster_kubeconfig_source"]).read_text())
+            assert {**source, "current-context": context} == data
+    merged = yaml.safe_load((dest / "merged.kubeconfig").read_text())
+    assert mode(dest / "merged.kubeconfig") == 0o600
+    assert sorted(c["name"] for c in merged["contexts"]) == sorted(
+        list(hosts(inventory, "federation")) + list(hosts(inventory, "members")))
+    assert merged["current-context"] == next(iter(hosts(inventory, "federation")))
+
+    # The federation endpoint answers /version with gitVersion "": reported, not an error.
+    assert "(unusable: federation_karmada_version is used)" in first.stdout
+    for member in hosts(inventory, "members"):
+        assert re.search(rf"Karmada members: .*\b{re.escape(member)}\b", first.stdout), describe(first)
+
+    second = run_playbook(stack.env, inventory, "-vvv")
+    assert second.returncode == 0 and changed(second) == 0, describe(second)
+    check = run_playbook(stack.env, inventory, "--check", "--diff", "-vvv")
+    assert check.returncode == 0 and changed(check) == 0, describe(check)
+
+    secrets: set[str] = set()
+    for group in ("federation", "members"):
+        for hostvars in hosts(inventory, group).values():
+            secrets |= secrets_of(Path(hostvars["cluster_kubeconfig_source"]))
+    assert len(secrets) > 10
+    for result in (first, second, check):
+        output = result.stdout + result.stderr
+        leaked = [secret[:12] + "..." for secret in secrets if secret in output]
+        assert not leaked, f"secrets in -vvv output: {leaked}"
+
+
+def test_check_mode_reports_changes_and_writes_nothing(stack, dest):
+    inventory = install_inventory(stack, dest)
+    result = run_playbook(stack.env, inventory, "--check", "--diff")
+    assert result.returncode == 0, describe(result)
+    assert changed(result) >= 4, describe(result)
+    assert not dest.exists()
+    assert "<redacted sha256:" in result.stdout
+
+
+def test_a_changed_context_is_switched_with_a_private_backup(stack, dest):
+    inventory = install_inventory(stack, dest)
+    assert run_playbook(stack.env, inventory).returncode == 0
+    member, hostvars = next(iter(hosts(inventory, "members").items()))
+    hostvars["cluster_context"] = "external"
+    hostvars["cluster_access"] = "external"
+    result = run_playbook(stack.env, inventory, "--limit", member)
+    # The stack serves each member's external endpoint through a TCP forwarder, as a cloud LB does.
+    assert result.returncode == 0 and changed(result) == 1, describe(result)
+    installed = Path(hostvars["cluster_kubeconfig"])
+    assert yaml.safe_load(installed.read_text())["current-context"] == "external"
+    assert mode(installed) == 0o600
+    backups = [p for p in dest.iterdir() if p.name.startswith(installed.name + ".")]
+    assert len(backups) == 1 and mode(backups[0]) == 0o600
+    assert yaml.safe_load(backups[0].read_text())["current-context"] == "internal"
+
+
+def refused(stack, dest: Path, inventory: dict, *expected: str) -> str:
+    result = run_playbook(stack.env, inventory)
+    assert result.returncode != 0, describe(result)
+    for text in expected:
+        assert text in result.stdout, describe(result)
+    assert not dest.exists() or not any(dest.iterdir()), f"files written: {list(dest.iterdir())}"
+    return result.stdout
+
+
+def test_missing_kubeconfig_file(stack, dest, tmp_path):
+    inventory = install_inventory(stack, dest)
+    member, hostvars = next(iter(hosts(inventory, "members").items()))
+    missing = tmp_path / "Downloads" / f"{member}-kubeconfig.json"
+    hostvars["cluster_kubeconfig_source"] = str(missing)
+    refused(stack, dest, inventory, f"kubeconfig file {missing} does not exist: download")
+
+
+def test_context_that_does_not_exist(stack, dest):
+    inventory = install_inventory(stack, dest)
+    member, hostvars = next(iter(hosts(inventory, "members").items()))
+    hostvars["cluster_context"] = "federation"
+    refused(stack, dest, inventory, "context 'federation' does not exist in",
+            "(it has: external, internal): set cluster_context, or cluster_access")
+
+
+def test_unreachable_api(stack, dest, tmp_path):
+    inventory = install_inventory(stack, dest)
+    member, hostvars = next(iter(hosts(inventory, "members").items()))
+    data = yaml.safe_load(Path(hostvars["cluster_kubeconfig_source"]).read_text())
+    port = closed_port()
+    for cluster in data["clusters"]:
+        cluster["cluster"]["server"] = f"https://127.0.0.1:{port}"
+    download = tmp_path / "unreachable.yaml"
+    download.write_text(yaml.safe_dump(data))
+    download.chmod(0o600)
+    hostvars["cluster_kubeconfig_source"] = str(download)
+    refused(stack, dest, inventory, f"the API server https://127.0.0.1:{port} of context 'internal'",
+            "cannot be reached")
+
+
+def test_two_hosts_in_federation(stack, dest):
+    inventory = install_inventory(stack, dest)
+    federation = hosts(inventory, "federation")
+    (name, hostvars), = federation.items()
+    federation["second-fleet"] = dict(hostvars, cluster_kubeconfig=str(dest / "second-fleet.kubeconfig"))
+    refused(stack, dest, inventory,
+            f"group federation must hold exactly one host, the Karmada control plane, but holds 2 ({name}, second-fleet)")
+
+
+def test_member_karmada_does_not_list(stack, dest):
+    inventory = install_inventory(stack, dest)
+    members = hosts(inventory, "members")
+    template = next(iter(members.values()))
+    members["idc9"] = dict(template, cluster_kubeconfig=str(dest / "idc9.kubeconfig"))
+    refused(stack, dest, inventory, "does not list member cluster 'idc9' (it lists: ")
+
+
+@pytest.fixture
+def not_ready_cluster(stack):
+    """A Cluster Karmada lists but cannot reach: push mode, an endpoint nobody serves, no secret."""
+    karmada = stack.karmada()
+    karmada.apply({
+        "apiVersion": "cluster.karmada.io/v1alpha1",
+        "kind": "Cluster",
+        "metadata": {"name": NOT_READY_CLUSTER},
+        "spec": {"syncMode": "Push", "apiEndpoint": f"https://127.0.0.1:{closed_port()}"},
+    })
+    yield NOT_READY_CLUSTER
+    karmada.kubectl("delete", "clusters.cluster.karmada.io", NOT_READY_CLUSTER, "--ignore-not-found", "--wait=false")
+
+
+def test_member_listed_but_not_ready(stack, dest, not_ready_cluster):
+    inventory = install_inventory(stack, dest)
+    members = hosts(inventory, "members")
+    template = next(iter(members.values()))
+    members[not_ready_cluster] = dict(template, cluster_kubeconfig=str(dest / "notready.kubeconfig"))
+    refused(stack, dest, inventory, f"member cluster '{not_ready_cluster}' is listed by Karmada at ", "but not Ready (")
+
+
+def test_member_join_skips_the_membership_check(stack, dest):
+    """With federation_member_join the members are joined by a later step, so they need not be listed yet."""
+    inventory = install_inventory(stack, dest)
+    members = hosts(inventory, "members")
+    members["idc9"] = dict(next(iter(members.values())), cluster_kubeconfig=str(dest / "idc9.kubeconfig"))
+    inventory["all"]["vars"]["federation_member_join"] = True
+    result = run_playbook(stack.env, inventory, "--check")
+    assert result.returncode == 0, describe(result)
+
+
+def test_files_of_the_local_stack_are_private(stack):
+    for group in ("federation", "members"):
+        for hostvars in hosts(local_inventory(stack), group).values():
+            assert mode(Path(hostvars["cluster_kubeconfig"])) == 0o600
+
+
+def test_environment_credentials_do_not_redirect_the_check(stack, dest):
+    """K8S_AUTH_* (set by AWX credentials) must not point the check at another cluster than the file's."""
+    inventory = install_inventory(stack, dest)
+    env = dict(stack.env, K8S_AUTH_HOST=f"https://127.0.0.1:{closed_port()}", K8S_AUTH_API_KEY="not-a-token")
+    result = run_playbook(env, inventory, "--check")
+    assert result.returncode == 0, describe(result)
+    assert "not-a-token" not in result.stdout
