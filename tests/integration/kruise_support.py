@@ -46,7 +46,7 @@ class PlaybookRun:
     def changed_tasks(self) -> list[tuple[str, str, list[str]]]:
         """(host, task name, labels of the changed loop items) of every changed task."""
         found = []
-        for _, task, host, result in self.task_results():
+        for unused_play, task, host, result in self.task_results():
             if not result.get("changed"):
                 continue
             items = [str(r.get("_ansible_item_label", r.get("item"))) for r in result.get("results", []) if r.get("changed")]
@@ -54,14 +54,15 @@ class PlaybookRun:
         return found
 
     def result(self, task: str, host: str) -> dict:
-        matches = [r for _, name, h, r in self.task_results() if name == task and h == host]
+        matches = [r for unused_play, name, h, r in self.task_results() if name == task and h == host]
         if not matches:
-            raise AssertionError(f"no result of task {task!r} on {host}; tasks: {sorted({t for _, t, _, _ in self.task_results()})}")
+            seen = sorted({row[1] for row in self.task_results()})
+            raise AssertionError(f"no result of task {task!r} on {host}; tasks: {seen}")
         return matches[-1]
 
     def messages(self) -> str:
         """Every failure message, for asserting on what the user is told."""
-        return "\n".join(str(r.get("msg", "")) for _, _, _, r in self.task_results() if r.get("failed"))
+        return "\n".join(str(row[3].get("msg", "")) for row in self.task_results() if row[3].get("failed"))
 
     def describe(self) -> str:
         return (f"{' '.join(self.argv)} exited {self.returncode}\nchanged: {self.changed_tasks()}\n"
@@ -87,7 +88,7 @@ def run_playbook(stack_env: dict, playbook: str, *args: str, inventory: Path = I
     if extra_vars:
         argv += ["-e", json.dumps(extra_vars)]
     proc = subprocess.run(argv, cwd=REPO_ROOT, env=ansible_env(stack_env), capture_output=True, text=True,
-                          timeout=timeout)
+                          timeout=timeout, check=False)
     start = proc.stdout.find("{")
     try:
         output = json.loads(proc.stdout[start:]) if start >= 0 else {}

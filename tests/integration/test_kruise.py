@@ -37,7 +37,7 @@ CHART_WAIT_SECONDS = 1800
 @pytest.fixture(scope="module")
 def chart_vars(stack, tmp_path_factory):
     """The stack's assembled chart: a directory for the members, the .tgz for the control plane."""
-    wait_for(lambda: (L.kruise_chart / "Chart.yaml").exists(), f"the assembled Kruise chart at {L.kruise_chart}",
+    wait_for((L.kruise_chart / "Chart.yaml").exists, f"the assembled Kruise chart at {L.kruise_chart}",
              timeout=CHART_WAIT_SECONDS, interval=15)
     return {
         "federation_kruise_chart_ref": str(L.kruise_chart),

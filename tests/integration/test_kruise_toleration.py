@@ -25,7 +25,7 @@ HELM_TASK = "Install or upgrade the OpenKruise Helm release"
 
 @pytest.fixture(scope="module")
 def charts(stack):
-    wait_for(lambda: (L.kruise_chart_no_affinity / "Chart.yaml").exists(), "the no-affinity fixture chart",
+    wait_for((L.kruise_chart_no_affinity / "Chart.yaml").exists, "the no-affinity fixture chart",
              timeout=1800, interval=15)
     return {"regular": str(L.kruise_chart), "no_affinity": str(L.kruise_chart_no_affinity)}
 
@@ -59,7 +59,7 @@ def assert_daemon_off_virtual_nodes_without_affinity(stack):
 def test_toleration_removal_on_the_chart_that_ignores_affinity(stack, charts):
     run = members(stack, charts["no_affinity"], kruise_daemon_placement="remove_toleration")
     assert run.returncode == 0, run.describe()
-    assert {host for host, task, _ in run.changed_tasks() if task == REMOVE_TASK} == set(MEMBERS), run.describe()
+    assert {row[0] for row in run.changed_tasks() if row[1] == REMOVE_TASK} == set(MEMBERS), run.describe()
     assert_daemon_off_virtual_nodes_without_affinity(stack)
 
 

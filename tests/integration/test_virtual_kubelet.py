@@ -21,8 +21,8 @@ def test_existing_nodes_are_checked_and_reported(stack):
 
 
 def test_missing_taint_or_too_few_nodes_fail_clearly(stack):
-    run = run_playbook(stack.env, PLAYBOOK, "--limit", "idc1", extra_vars={"virtual_kubelet_min_nodes": 2,
-                                                                      "virtual_kubelet_wait_timeout": 5})
+    run = run_playbook(stack.env, PLAYBOOK, "--limit", "idc1",
+                       extra_vars={"virtual_kubelet_min_nodes": 2, "virtual_kubelet_wait_timeout": 5})
     assert run.returncode != 0
     assert "expected at least 2 node(s) labelled type=virtual-kubelet" in run.messages(), run.describe()
     run = run_playbook(stack.env, PLAYBOOK, "--limit", "idc1",
@@ -34,6 +34,6 @@ def test_missing_taint_or_too_few_nodes_fail_clearly(stack):
 def test_members_without_virtual_kubelet_are_skipped(stack):
     run = run_playbook(stack.env, PLAYBOOK, extra_vars={"virtual_kubelet_enabled": False})
     assert run.returncode == 0, run.describe()
-    ran = [t for _, t, _, r in run.task_results()
-           if not r.get("skipped") and not t.startswith("Validating arguments against arg spec")]
+    ran = [row[1] for row in run.task_results()
+           if not row[3].get("skipped") and not row[1].startswith("Validating arguments against arg spec")]
     assert ran == []
