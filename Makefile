@@ -104,8 +104,9 @@ stack-status: venv ## show the local stack's processes
 	$(PY) -m tests.stack status
 
 # --- checks --------------------------------------------------------------------------------------
-lint: collection ## ansible-lint, production profile
+lint: collection ## ansible-lint (production profile) and the changelog fragments
 	ansible-lint --offline
+	antsibull-changelog lint
 
 # ansible-test must run with the collection root as its working directory; --venv because there
 # is no Docker (ansible-test installs its pinned sanity tools into its own venvs, cached in ~/.ansible/test).
