@@ -239,6 +239,7 @@ karmada_clusters:
 """
 
 import datetime
+import json
 import os
 import tempfile
 import traceback
@@ -301,7 +302,19 @@ def api_client(data, context):
 
 
 def api_get(client, path, timeout):
-    # auth_settings=BearerToken: call_api only adds the token header for the settings named here.
+    """GET ``path`` and return the decoded JSON; raise ApiException on an HTTP error status."""
+    # auth_settings=BearerToken: the client adds the token header only for the settings named here.
+    if hasattr(client, "param_serialize"):
+        # kubernetes >= 33 (openapi-generator 7 client): serialize, send, then check the status.
+        method, url, headers, body, post_params = client.param_serialize(
+            method="GET", resource_path=path, header_params={"Accept": "application/json"}, auth_settings=["BearerToken"]
+        )
+        response = client.call_api(method, url, header_params=headers, body=body, post_params=post_params,
+                                   _request_timeout=timeout)
+        response.read()
+        if not 200 <= response.status < 300:
+            raise ApiException(status=response.status, reason=response.reason)
+        return json.loads(response.data)
     return client.call_api(
         path,
         "GET",
