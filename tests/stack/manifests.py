@@ -133,7 +133,7 @@ def member_nodes(m: Member, kubelet_version: str) -> list[tuple[dict, dict]]:
     """
     region = member_region(m)
     nodes = []
-    for zone_suffix in ("a", "b"):
+    for number, zone_suffix in enumerate(("a", "b"), start=1):
         name = f"{m.name}-node-{zone_suffix}"
         labels = {
             "kubernetes.io/hostname": name, "kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64",
@@ -143,7 +143,8 @@ def member_nodes(m: Member, kubelet_version: str) -> list[tuple[dict, dict]]:
         }
         resources = {"cpu": "8", "memory": "32Gi", "pods": "110", "ephemeral-storage": "100Gi"}
         allocatable = {"cpu": "7800m", "memory": "29Gi", "pods": "110", "ephemeral-storage": "90Gi"}
-        nodes.append((_node(name, labels, []), _node_status(resources, allocatable, kubelet_version)))
+        nodes.append((_node(name, labels, []),
+                      _node_status(resources, allocatable, kubelet_version, node_address(m, number), name)))
     name = f"{m.name}-virtual-kubelet"
     labels = {
         "kubernetes.io/hostname": name, "kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64",
@@ -152,7 +153,8 @@ def member_nodes(m: Member, kubelet_version: str) -> list[tuple[dict, dict]]:
     }
     # A serverless (bursting) node advertises a large pool, not one machine.
     resources = {"cpu": "2000", "memory": "8000Gi", "pods": "5000", "ephemeral-storage": "10000Gi"}
-    nodes.append((_node(name, labels, [VIRTUAL_KUBELET_TAINT]), _node_status(resources, dict(resources), kubelet_version)))
+    nodes.append((_node(name, labels, [VIRTUAL_KUBELET_TAINT]),
+                  _node_status(resources, dict(resources), kubelet_version, node_address(m, 3), name)))
     return nodes
 
 
@@ -167,9 +169,15 @@ def _node(name: str, labels: dict, taints: list[dict]) -> dict:
     return node
 
 
-def _node_status(capacity: dict, allocatable: dict, kubelet_version: str) -> dict:
+def node_address(m: Member, number: int) -> str:
+    """The node's InternalIP (a VPC-like address; nothing connects to it)."""
+    return f"10.{200 + m.index}.0.{number}"
+
+
+def _node_status(capacity: dict, allocatable: dict, kubelet_version: str, address: str, hostname: str) -> dict:
     return {"status": {
         "capacity": capacity, "allocatable": allocatable,
+        "addresses": [{"type": "InternalIP", "address": address}, {"type": "Hostname", "address": hostname}],
         "nodeInfo": {"kubeletVersion": kubelet_version, "kubeProxyVersion": kubelet_version,
                      "operatingSystem": "linux", "architecture": "amd64"},
     }}

@@ -84,17 +84,25 @@ def read_record(state: StatePaths, name: str) -> ProcessRecord | None:
 
 def is_running(record: ProcessRecord | None) -> bool:
     """True only if the recorded pid is still the very process we started (same boot, start time, argv)."""
+    return not_running_reason(record) is None
+
+
+def not_running_reason(record: ProcessRecord | None) -> str | None:
     if record is None:
-        return False
+        return "no record"
     if record.boot_id != boot_id():
-        return False
+        return "recorded before the last reboot"
     _reap(record.pid)
     fields = _stat_fields(record.pid)
-    if fields is None or fields[0] in ("Z", "X"):
-        return False
+    if fields is None:
+        return "exited"
+    if fields[0] in ("Z", "X"):
+        return "exited (zombie)"
     if int(fields[19]) != record.start_ticks:
-        return False
-    return cmdline(record.pid) == record.argv
+        return "pid reused by another process"
+    if cmdline(record.pid) != record.argv:
+        return f"pid runs another command: {' '.join(cmdline(record.pid) or [])[:120]}"
+    return None
 
 
 def _reap(pid: int) -> None:

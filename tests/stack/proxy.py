@@ -30,7 +30,7 @@ log = logging.getLogger("stack.proxy")
 
 MAX_HEAD = 64 * 1024
 HOP_BY_HOP = {"connection", "keep-alive", "proxy-connection", "proxy-authenticate", "proxy-authorization",
-              "te", "trailer", "upgrade"}
+              "te", "trailer", "upgrade", "expect"}
 
 
 def blank_version(version: dict) -> dict:
@@ -212,6 +212,9 @@ class FederationProxy:
                 return
             upstream.settimeout(None)
             upstream.sendall(upstream_head(method, target, version, headers, f"{host}:{port}"))
+            if (header(headers, "expect") or "").lower() == "100-continue":
+                # Answered here (the header is not forwarded): the body is read before the upstream sees it.
+                client.sendall(b"HTTP/1.1 100 Continue\r\n\r\n")
             if is_upgrade(headers):
                 threading.Thread(target=_pump_reader, args=(reader, upstream), daemon=True).start()
             else:

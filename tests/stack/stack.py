@@ -164,8 +164,9 @@ class Stack:
             still = []
             for spec in pending:
                 record = processes.read_record(self.state, spec.name)
-                if not processes.is_running(record):
-                    raise StackError(self._failure(spec, "exited during start-up"))
+                reason = processes.not_running_reason(record)
+                if reason is not None:
+                    raise StackError(self._failure(spec, f"stopped during start-up ({reason})"))
                 healthy, detail = spec.health() if spec.health else (True, "")
                 if not healthy:
                     still.append((spec, detail))
@@ -224,7 +225,7 @@ class Stack:
                 api.merge_patch(f"/api/v1/nodes/{name}", {"metadata": {"labels": node["metadata"]["labels"]}})
             current = (existing or {}).get("status", {})
             wanted = status["status"]
-            if current.get("capacity") != wanted["capacity"] or current.get("allocatable") != wanted["allocatable"]:
+            if any(current.get(key) != wanted[key] for key in ("capacity", "allocatable", "addresses")):
                 api.merge_patch(f"/api/v1/nodes/{name}/status", status)
 
     def _join(self, karmada: Api, timeout: float) -> None:
