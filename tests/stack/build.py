@@ -157,20 +157,30 @@ class Builder:
     def etcd(self, comp: Component, out: Path) -> None:
         # server/go.mod has relative replaces, so `go install` refuses it (etcd-io/etcd#18501); as a
         # dependency of a wrapper module those replaces are ignored and the tagged requires hold.
-        self.wrapper_build(comp, out, "go.etcd.io/etcd/server/v3", self.version("etcd"), "go.etcd.io/etcd/server/v3", "etcd")
+        self.wrapper_build(comp, out, "go.etcd.io/etcd/server/v3", self.version("etcd"), {"go.etcd.io/etcd/server/v3": "etcd"})
 
-    def wrapper_build(self, comp: Component, out: Path, module: str, version: str, package: str, binary: str,
-                      ldflags: str = "-s -w") -> None:
-        """Build `package` as a dependency of a throw-away module that requires module@version."""
-        work = self.src / f"{binary}-wrapper-{version}"
+    def wrapper_build(self, comp: Component, out: Path, module: str, version: str, binaries: dict[str, str],
+                      *, ldflags: str = "-s -w", tags: str = "") -> None:
+        """Build packages of module@version as dependencies of a throw-away module.
+
+        `go install pkg@version` would be simpler, but it reads the module's version list (for
+        deprecations), which the proxy here refuses for several modules; and it cannot honour the
+        relative replaces some modules carry (ignored for a dependency, as they should be).
+        `binaries` maps each package to the name of the binary built from it.
+        """
+        work = self.src / f"{comp.name}-wrapper-{module.replace('/', '_')}-{version}"
         work.mkdir(parents=True, exist_ok=True)
-        (work / "go.mod").write_text(f"module local.invalid/{binary}-build\n\ngo 1.23\n\nrequire {module} {version}\n")
-        (work / "tools.go").write_text(f'//go:build tools\n\npackage tools\n\nimport _ "{package}"\n')
+        (work / "go.mod").write_text(f"module local.invalid/{comp.name}-build\n\ngo 1.23\n\nrequire {module} {version}\n")
+        imports = "\n".join(f'\t_ "{package}"' for package in binaries)
+        (work / "tools.go").write_text(f"//go:build tools\n\npackage tools\n\nimport (\n{imports}\n)\n")
         logfile = self.logs / f"{comp.name}.log"
         run(["go", "mod", "tidy"], cwd=work, env=self.env, logfile=logfile, what=f"{module}@{version}")
-        self.timed(binary, lambda: run(
-            ["go", "build", "-trimpath", "-ldflags", ldflags, "-o", str(out / binary), package],
-            cwd=work, env=self.env, logfile=logfile, what=f"{module}@{version}"))
+        for package, binary in binaries.items():
+            cmd = ["go", "build", "-trimpath", "-ldflags", ldflags, "-o", str(out / binary)]
+            if tags:
+                cmd += ["-tags", tags]
+            self.timed(binary, lambda cmd=cmd, package=package: run(
+                [*cmd, package], cwd=work, env=self.env, logfile=logfile, what=f"{module}@{version} ({package})"))
 
     def go_install(self, comp: Component, out: Path, package: str, binary: str, *, tags: str = "", ldflags: str = "-s -w") -> None:
         """`go install pkg@version` into a private GOBIN, then rename (two Karmada cmds share names)."""
@@ -187,10 +197,10 @@ class Builder:
 
     def karmada(self, comp: Component, out: Path) -> None:
         version = self.version("karmada")
-        ld = f"-X github.com/karmada-io/karmada/pkg/version.gitVersion={version} -s -w"
-        for cmd_dir, binary in KARMADA_COMMANDS.items():
-            self.go_install(comp, out, f"github.com/karmada-io/karmada/cmd/{cmd_dir}@{version}", binary,
-                            tags="kubernetes_protomessage_one_more_release", ldflags=ld)
+        self.wrapper_build(comp, out, "github.com/karmada-io/karmada", version,
+                           {f"github.com/karmada-io/karmada/cmd/{d}": b for d, b in KARMADA_COMMANDS.items()},
+                           ldflags=f"-X github.com/karmada-io/karmada/pkg/version.gitVersion={version} -s -w",
+                           tags="kubernetes_protomessage_one_more_release")
 
     def kwok(self, comp: Component, out: Path) -> None:
         version = self.version("kwok")
@@ -208,7 +218,7 @@ class Builder:
         # refuses here; a wrapper module pins the exact version instead. helm-diff's Makefile sets
         # cmd.Version.
         self.wrapper_build(comp, out, "github.com/databus23/helm-diff/v3", diff_version,
-                           "github.com/databus23/helm-diff/v3", "helm-diff",
+                           {"github.com/databus23/helm-diff/v3": "helm-diff"},
                            ldflags=f"-X github.com/databus23/helm-diff/v3/cmd.Version={diff_version.lstrip('v')} -s -w")
         # A Helm plugin is a directory with plugin.yaml; take the module's own manifest and point
         # its command at our binary (upstream's install hook would download a release instead).
@@ -349,7 +359,7 @@ def components(lay: Layout) -> list[Component]:
         Component("kwok", ("kwok",), Builder.kwok, "kwok-1"),
         Component("etcd", ("etcd",), Builder.etcd, "etcd-1"),
         Component("kubernetes", K8S_COMMANDS, Builder.kubernetes, "kubernetes-1"),
-        Component("karmada", tuple(KARMADA_COMMANDS.values()), Builder.karmada, "karmada-1"),
+        Component("karmada", tuple(KARMADA_COMMANDS.values()), Builder.karmada, "karmada-2"),
         Component("kruise", ("kruise-manager",), Builder.kruise, "kruise-1"),
         Component("oracle", ("karmada-oracle", "kruise-oracle"), Builder.oracle, "oracle-1", sources=("oracle.py", "oracle")),
     ]
