@@ -41,7 +41,11 @@ sdk_request = pytest.importorskip("huaweicloudsdkcore.sdk_request")
 sdk_credentials = pytest.importorskip("huaweicloudsdkcore.auth.credentials")
 
 CLUSTER = "4a2b1d8e-7c41-11ee-a6b4-0255ac100b05"
-AK, SK, PROJECT = "HPUAEXAMPLEAK0000", "Example+SecretKey/0000000000000000000000", "0b1c2d3e4f5a6b7c8d9e"
+# One name per assignment: ansible-lint reads files under plugins/modules/ as modules, and
+# ansible's doc reader warns about tuple assignments at module level.
+AK = "HPUAEXAMPLEAK0000"
+SK = "Example+SecretKey/0000000000000000000000"
+PROJECT = "0b1c2d3e4f5a6b7c8d9e"
 VALUES = {
     "basic": {"cluster_id": CLUSTER, "project_id": PROJECT},
     "flavor": {"name": "Small", "replicas": 2},
