@@ -23,9 +23,10 @@ description:
   - Writes a Markdown report and an SVG bar chart of the split into O(report_dir) when given (changed only when their
     content changes; nothing is written in check mode).
 author:
-  - multicloud.federation contributors
+  - multicloud.federation contributors (@multicloud-federation)
 extends_documentation_fragment:
   - kubernetes.core.k8s_auth_options
+  - ansible.builtin.action_common_attributes
 options:
   name:
     description: Name of the UnitedDeployment.
@@ -41,11 +42,32 @@ options:
     default: apps.kruise.io/v1alpha1
   members:
     description:
-      - How to reach each member cluster directly - C(name) (the cluster's name in Karmada), C(kubeconfig) (path)
-        and C(context) - as the C(multicloud.federation.member_clusters) filter gives them (other keys are ignored).
+      - How to reach each member cluster directly, as the C(multicloud.federation.member_clusters) filter gives
+        them.
     type: list
     elements: dict
     required: true
+    suboptions:
+      name:
+        description: The cluster's name in Karmada.
+        type: str
+        required: true
+      kubeconfig:
+        description: Path of the member's kubeconfig file.
+        type: path
+        required: true
+      context:
+        description: Context of O(members[].kubeconfig) to use; its current context when unset.
+        type: str
+      host:
+        description: The member's inventory host (given by the filter; not used).
+        type: str
+      weight:
+        description: The member's static weight (given by the filter; not used, the live policy's weights count).
+        type: int
+      virtual_kubelet:
+        description: Whether the member runs virtual-kubelet (given by the filter; not used, node labels count).
+        type: bool
   karmada_version:
     description: Karmada release of the control plane (the division rule depends on it).
     type: str
@@ -68,8 +90,11 @@ options:
 attributes:
   check_mode:
     support: full
+    details: Waits and compares the same way; the report files are not written, C(changed) says whether they would change.
   diff_mode:
     support: none
+  platform:
+    platforms: posix
 requirements:
   - kubernetes
 """
@@ -171,7 +196,14 @@ def argspec():
         name=dict(type="str", required=True),
         namespace=dict(type="str", default="default"),
         api_version=dict(type="str", default="apps.kruise.io/v1alpha1"),
-        members=dict(type="list", elements="dict", required=True),
+        members=dict(type="list", elements="dict", required=True, options=dict(
+            name=dict(type="str", required=True),
+            kubeconfig=dict(type="path", required=True),
+            context=dict(type="str"),
+            host=dict(type="str"),
+            weight=dict(type="int"),
+            virtual_kubelet=dict(type="bool"),
+        )),
         karmada_version=dict(type="str", default="v1.18.2"),
         virtual_kubelet_node_label=dict(type="dict", default={"key": "type", "value": "virtual-kubelet"}),
         timeout=dict(type="int", default=300),
@@ -247,7 +279,6 @@ def execute_module(module, client):
     for index, member in enumerate(params["members"]):
         if not member.get("name") or not member.get("kubeconfig"):
             module.fail_json(msg="members[%d] needs name and kubeconfig (the member_clusters filter gives them)" % index)
-        member["kubeconfig"] = os.path.expanduser(member["kubeconfig"])
     started = time.time()
     deadline = started + params["timeout"]
     while True:

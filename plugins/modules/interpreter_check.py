@@ -24,7 +24,9 @@ description:
     the other samples; a different result fails the check.
   - Changes nothing; check mode runs the same checks.
 author:
-  - multicloud.federation contributors
+  - multicloud.federation contributors (@multicloud-federation)
+extends_documentation_fragment:
+  - ansible.builtin.action_common_attributes
 requirements:
   - lupa
 options:
@@ -73,8 +75,11 @@ options:
 attributes:
   check_mode:
     support: full
+    details: Runs the scripts offline and changes nothing, so it behaves the same in check mode.
   diff_mode:
     support: none
+  platform:
+    platforms: posix
 notes:
   - The C(kube) library is re-implemented in Python from Karmada's Go code; the integration tests compare its
     results with C(karmadactl interpret) built from the same Karmada release.

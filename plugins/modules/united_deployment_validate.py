@@ -24,9 +24,10 @@ description:
     template's UID (both UID parities when it does not exist yet).
   - Reads only; check mode runs the same checks.
 author:
-  - multicloud.federation contributors
+  - multicloud.federation contributors (@multicloud-federation)
 extends_documentation_fragment:
   - kubernetes.core.k8s_auth_options
+  - ansible.builtin.action_common_attributes
 options:
   definition:
     description: The UnitedDeployment.
@@ -45,8 +46,11 @@ options:
 attributes:
   check_mode:
     support: full
+    details: Reads only, so it behaves the same in check mode.
   diff_mode:
     support: none
+  platform:
+    platforms: posix
 requirements:
   - kubernetes
 """
