@@ -8,7 +8,6 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
-from ansible.module_utils.six import string_types
 
 from ansible_collections.multicloud.federation.plugins.module_utils.karmada_division import (
     DEFAULT_KARMADA_VERSION,
@@ -22,7 +21,7 @@ def karmada_divide(weights, replicas, uid="", karmada_version=DEFAULT_KARMADA_VE
                    previous=None, explain=False):
     """{cluster: replicas} as Karmada's scheduler divides ``replicas`` by static weight."""
     try:
-        if isinstance(replicas, string_types) and replicas.strip().isdigit():
+        if isinstance(replicas, str) and replicas.strip().isdigit():
             replicas = int(replicas)
         if isinstance(weights, list) or clusters is not None:
             if isinstance(weights, dict):

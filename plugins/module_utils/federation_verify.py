@@ -270,24 +270,24 @@ def render_table(result):
 def render_svg(result, title):
     """A bar chart of the split: per cluster and subset, expected (outline) and ready (filled)."""
     rows = [r for r in result["rows"] if r["subset"] != TOTAL]
-    bar, gap, left, top = 18, 10, 190, 40
+    bar_height, gap, left, top = 18, 10, 190, 40
     scale_max = max([r["expected"] for r in rows] + [r["ready"] for r in rows] + [1])
     width_px = 360
-    height = top + len(rows) * (bar + gap) + 30
+    height = top + len(rows) * (bar_height + gap) + 30
     parts = [
         '<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" font-size="12">'
         % (left + width_px + 80, height),
         '<text x="10" y="20" font-size="14" font-weight="bold">%s</text>' % _xml(title),
     ]
     for index, row in enumerate(rows):
-        y = top + index * (bar + gap)
+        y = top + index * (bar_height + gap)
         color = "#7b61ff" if row.get("virtual_kubelet") else "#2b8a3e"
         expected_w = int(round(width_px * row["expected"] / float(scale_max)))
         ready_w = int(round(width_px * row["ready"] / float(scale_max)))
         parts.append('<text x="10" y="%d">%s / %s</text>' % (y + 13, _xml(row["cluster"]), _xml(row["subset"])))
-        parts.append('<rect x="%d" y="%d" width="%d" height="%d" fill="%s"/>' % (left, y, ready_w, bar, color))
+        parts.append('<rect x="%d" y="%d" width="%d" height="%d" fill="%s"/>' % (left, y, ready_w, bar_height, color))
         parts.append('<rect x="%d" y="%d" width="%d" height="%d" fill="none" stroke="#000" stroke-dasharray="4 2"/>'
-                     % (left, y, expected_w, bar))
+                     % (left, y, expected_w, bar_height))
         parts.append('<text x="%d" y="%d">%d / %d</text>' % (left + max(expected_w, ready_w) + 6, y + 13,
                                                              row["ready"], row["expected"]))
     parts.append('<text x="10" y="%d" fill="#555">filled: ready pods; dashed: expected replicas</text>' % (height - 8))
@@ -309,9 +309,9 @@ def render_markdown(result, title, svg_name):
     lines.append("| cluster | subset | expected | actual | ready | updated (expected) |")
     lines.append("|---|---|---:|---:|---:|---:|")
     for row in result["rows"]:
-        lines.append("| %s | %s | %d | %d | %d | %d (%d) |" % (row["cluster"], row["subset"], row["expected"],
-                                                             row["actual"], row["ready"], row["updated"],
-                                                             row["expected_updated"]))
+        lines.append("| %s | %s | %d | %d | %d | %d (%d) |" % (
+            row["cluster"], row["subset"], row["expected"], row["actual"], row["ready"], row["updated"],
+            row["expected_updated"]))
     agg = result["aggregated"]
     if agg:
         lines.append("| control plane | (aggregated) | %s | %s | %s | %s (%s) |" % (

@@ -27,6 +27,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import math
 import re
 from fractions import Fraction
 
@@ -169,7 +170,7 @@ def webster_seats(new_seats, votes, initial=None, uid=""):
     # The tie-breaker makes the order total, so a linear scan picks what Go's container/heap pops.
     names = sorted(parties)
     priorities = dict((name, priority(name)) for name in names)
-    for _ in range(new_seats):
+    for _seat in range(new_seats):
         best = names[0]
         for name in names[1:]:
             pn, pb = priorities[name], priorities[best]
@@ -289,7 +290,7 @@ def compare_division(expected, actual):
 def _as_fraction(value, name):
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise DivisionError("the share of cluster %r must be a number, got %r" % (name, value))
-    if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
+    if isinstance(value, float) and (math.isnan(value) or math.isinf(value)):
         raise DivisionError("the share of cluster %r must be finite, got %r" % (name, value))
     if value < 0:
         raise DivisionError("the share of cluster %r must not be negative, got %r" % (name, value))

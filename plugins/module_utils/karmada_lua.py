@@ -637,7 +637,7 @@ class KarmadaLuaVM(object):
 def _lua_error_text(error):
     text = str(error)
     # lupa appends a traceback; Karmada's message is the first line.
-    return text.split("\nstack traceback:")[0].strip()
+    return text.partition("\nstack traceback:")[0].strip()
 
 
 def _as_json(customization, value):

@@ -8,8 +8,6 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import copy
-
 from ansible_collections.multicloud.federation.plugins.module_utils.federation_verify import (
     evaluate,
     render_markdown,
@@ -67,7 +65,6 @@ def runbook_ud(replicas=6, kind="cloneSetTemplate"):
     if replicas is None:
         del ud["spec"]["replicas"]
     return ud
-
 
 
 NODES = {"regular-0": {"type": "kwok"}, "vk-0": {"type": "virtual-kubelet"}}
