@@ -23,8 +23,9 @@ UP_TIMEOUT_SECONDS = 1800
 
 def run(argv: list[str], env: dict | None = None, check: bool = True, input: str | None = None,
         timeout: float = 300) -> subprocess.CompletedProcess:
+    # check=False: a failure raises below with the captured output, or is returned when check is False.
     result = subprocess.run(argv, cwd=REPO_ROOT, env=env, input=input, capture_output=True, text=True,
-                            timeout=timeout)
+                            timeout=timeout, check=False)
     if check and result.returncode != 0:
         raise AssertionError(f"{' '.join(argv)} exited {result.returncode}\nstdout:\n{result.stdout}\n"
                              f"stderr:\n{result.stderr}")
@@ -99,7 +100,7 @@ class StackInfo:
 def read_env() -> dict[str, str]:
     exported = {}
     for line in stack_cli("env").stdout.splitlines():
-        key, _, value = line.removeprefix("export ").partition("=")
+        key, _equals, value = line.removeprefix("export ").partition("=")
         exported[key] = value.strip("'")
     return exported
 

@@ -115,7 +115,7 @@ def scheduled(result: dict) -> dict:
 
 def test_karmada_divide_matches_karmada(karmada_oracle):
     rng = random.Random(SEED)
-    cases = [karmada_case(rng) for _ in range(CASES)]
+    cases = [karmada_case(rng) for _case in range(CASES)]
     results = karmada_oracle([case["go"] for case in cases])
     parities = set()
     mismatches = []
@@ -144,7 +144,7 @@ def test_karmada_divide_refuses_what_karmada_refuses(karmada_oracle):
 def test_static_weights_reproduce_under_karmada(karmada_oracle):
     rng = random.Random(SEED + 1)
     cases, go_cases = [], []
-    for _ in range(max(CASES // 6, 50)):
+    for _case in range(max(CASES // 6, 50)):
         names = rng.sample(NAMES, rng.randint(1, 5))
         desired = {name: rng.choice([0, rng.randint(0, 4), rng.randint(0, 30)]) for name in names}
         if not any(desired.values()):
@@ -237,7 +237,7 @@ def normalized(errors: list[dict]) -> list[tuple]:
 
 def test_kruise_subset_replicas_matches_kruise(kruise_oracle):
     rng = random.Random(SEED + 2)
-    cases = [kruise_case(rng) for _ in range(CASES)]
+    cases = [kruise_case(rng) for _case in range(CASES)]
     results = kruise_oracle(cases)
     wrong = []
     outcomes = {"valid and allocated": 0, "refused by the webhook": 0, "refused by the allocator": 0}

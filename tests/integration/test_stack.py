@@ -128,8 +128,12 @@ def test_weighted_division_of_a_deployment(stack):
     try:
         for member, expected in (("idc1", 2), ("test-ucs", 4)):
             cluster = stack.member(member)
-            pods = wait_for(lambda: (lambda p: p if len(p) == expected else None)(
-                running_ready_pods(cluster, namespace, "app=division")), f"{expected} Running pods in {member}")
+
+            def expected_pods_ready():
+                current = running_ready_pods(cluster, namespace, "app=division")
+                return current if len(current) == expected else None
+
+            pods = wait_for(expected_pods_ready, f"{expected} Running pods in {member}")
             nodes = kwok_nodes(cluster)
             assert all(p["spec"]["nodeName"] in nodes for p in pods)
             assert len(running_ready_pods(cluster, namespace, "app=division")) == expected
@@ -142,8 +146,11 @@ def test_load_balancer_services_get_an_ingress_ip(stack):
     member.apply({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "stack-test-lb", "namespace": "default"},
                   "spec": {"type": "LoadBalancer", "selector": {"app": "none"}, "ports": [{"port": 80}]}})
     try:
-        service = wait_for(lambda: (lambda s: s if s["status"].get("loadBalancer", {}).get("ingress") else None)(
-            member.get("service", "-n", "default", "stack-test-lb")), "a load-balancer ingress IP", timeout=60)
+        def service_with_ingress():
+            current = member.get("service", "-n", "default", "stack-test-lb")
+            return current if current["status"].get("loadBalancer", {}).get("ingress") else None
+
+        service = wait_for(service_with_ingress, "a load-balancer ingress IP", timeout=60)
         assert service["status"]["loadBalancer"]["ingress"][0]["ip"]
     finally:
         member.kubectl("delete", "service", "-n", "default", "stack-test-lb", check=False)
@@ -239,8 +246,12 @@ def test_united_deployment_subsets_land_on_the_right_nodes(stack, kruise_install
         assert {p["spec"]["nodeName"] for p in by_subset["virtual-kubelet"]} <= virtual
         deployments = member.get("deployments", "-n", namespace)["items"]
         assert len(deployments) == 2, [d["metadata"]["name"] for d in deployments]
-        ud = wait_for(lambda: (lambda u: u if u.get("status", {}).get("readyReplicas") == 4 else None)(
-            member.get("uniteddeployment", "-n", namespace, "ud")), "UnitedDeployment status readyReplicas 4", timeout=120)
+
+        def ud_ready():
+            current = member.get("uniteddeployment", "-n", namespace, "ud")
+            return current if current.get("status", {}).get("readyReplicas") == 4 else None
+
+        ud = wait_for(ud_ready, "UnitedDeployment status readyReplicas 4", timeout=120)
         assert ud["status"]["replicas"] == 4
     finally:
         member.kubectl("delete", "namespace", namespace, "--wait=false", check=False)

@@ -156,10 +156,13 @@ def test_karmada_divide_matches_real_bindings(stack):
                       "template": {"metadata": {"labels": {"app": name}},
                                    "spec": {"containers": [{"name": "c", "image": "busybox"}]}}}},
         ])
-        binding = wait_for(lambda: (lambda b: b if any(c["type"] == "Scheduled" and c["status"] == "True"
-                                                       for c in b.get("status", {}).get("conditions", [])) else None)(
-            karmada.get("resourcebinding.work.karmada.io", f"{name}-deployment", "-n", "default")),
-            f"binding {name} scheduled")
+
+        def scheduled_binding():
+            current = karmada.get("resourcebinding.work.karmada.io", f"{name}-deployment", "-n", "default")
+            conditions = current.get("status", {}).get("conditions", [])
+            return current if any(c["type"] == "Scheduled" and c["status"] == "True" for c in conditions) else None
+
+        binding = wait_for(scheduled_binding, f"binding {name} scheduled")
         actual = {c["name"]: c["replicas"] for c in binding["spec"].get("clusters") or [] if c.get("replicas")}
         assert divide(replicas, weights, binding["spec"]["resource"]["uid"]) == actual, (weights, replicas)
         karmada.kubectl("delete", "deployment", name, "-n", "default", "--wait=false")
