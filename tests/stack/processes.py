@@ -125,12 +125,12 @@ def start(state: StatePaths, spec: ProcessSpec) -> subprocess.Popen:
         process = subprocess.Popen(
             spec.argv, env=env, cwd=spec.cwd or state.root, stdin=subprocess.DEVNULL, stdout=log,
             stderr=subprocess.STDOUT, start_new_session=True, close_fds=True)
-    ticks = None
-    for _ in range(50):
-        ticks = start_ticks(process.pid)
-        if ticks is not None:
-            break
+    # Popen returns as soon as the child's exec has begun (vfork): /proc/<pid>/cmdline can still be
+    # empty for a moment, so wait until it shows the new program before recording it.
+    deadline = time.monotonic() + 10
+    while cmdline(process.pid) != list(spec.argv) and process.poll() is None and time.monotonic() < deadline:
         time.sleep(0.01)
+    ticks = start_ticks(process.pid)
     record = ProcessRecord(name=spec.name, pid=process.pid, argv=list(spec.argv), boot_id=boot_id(),
                            start_ticks=ticks or 0, started_at=time.time())
     tmp = state.pidfile(spec.name).with_suffix(".tmp")
