@@ -107,7 +107,8 @@ def read_env() -> dict[str, str]:
 
 @pytest.fixture(scope="session")
 def stack() -> StackInfo:
-    stack_cli("up")
+    # --join: these tests need registered members even if the last `up` said --no-join.
+    stack_cli("up", "--join")
     exported = read_env()
     env = dict(os.environ)
     env.update(exported)

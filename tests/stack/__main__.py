@@ -1,7 +1,8 @@
 """``python -m tests.stack build|up|down|status|env`` — the local federation stack's CLI.
 
 - ``build``: build the upstream binaries and extract upstream data (tests/stack/build.py).
-- ``up [--members N] [--no-join] [--timeout S]``: start (or repair) the stack; idempotent.
+- ``up [--members N] [--no-join|--join] [--timeout S]``: start (or repair) the stack; idempotent.
+  Member count and join choice are remembered for the next ``up``.
 - ``down [--wipe]``: stop every process the stack started (by recorded pid); ``--wipe`` also
   deletes the state directory and the generated inventory.
 - ``status [--json]``: every component with pid, port, RSS and health; exit 1 if any is not healthy.
@@ -29,8 +30,9 @@ def main(argv: list[str] | None = None) -> int:
     up.add_argument("--members", type=int, default=None,
                     help="number of member clusters (default: as last time, else 2)")
     up.add_argument("--no-join", dest="join", action="store_false", default=None,
-                    help="leave the members unregistered in Karmada")
-    up.add_argument("--join", dest="join", action="store_true", help=argparse.SUPPRESS)
+                    help="leave the members unregistered in Karmada (unjoins them if they were joined)")
+    up.add_argument("--join", dest="join", action="store_true",
+                    help="join the members (the default, unless the last up said --no-join)")
     up.add_argument("--timeout", type=float, default=420.0,
                     help="seconds each bring-up phase may take (default 420; 2-core cold starts are slow)")
     down = commands.add_parser("down", help="stop every process the stack started")
@@ -38,12 +40,13 @@ def main(argv: list[str] | None = None) -> int:
     status = commands.add_parser("status", help="show each component with pid, port and health")
     status.add_argument("--json", action="store_true")
     commands.add_parser("env", help="print the stack's paths as shell exports")
-    commands.add_parser("supervise")  # internal: the long-running helper `up` starts
+    supervise = commands.add_parser("supervise")  # internal: the long-running helper `up` starts
+    supervise.add_argument("--members", type=int, required=True)
     args = parser.parse_args(argv)
 
     if args.command == "supervise":
         from tests.stack import supervisor
-        return supervisor.main()
+        return supervisor.main(args.members)
 
     from tests.stack.stack import Stack, StackError, format_status, status_json
 

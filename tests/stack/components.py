@@ -268,7 +268,8 @@ class Components:
         port = self.ports.federation_proxy
         return ProcessSpec(
             name="supervisor",
-            argv=[sys.executable, "-m", "tests.stack", "supervise"],
+            # The member count is in the command line, so a changed --members restarts it.
+            argv=[sys.executable, "-m", "tests.stack", "supervise", f"--members={len(self.members)}"],
             env={"MCF_STACK_STATE": str(self.state.root), "PYTHONUNBUFFERED": "1"},
             cwd=REPO_ROOT,
             port=port,

@@ -141,24 +141,30 @@ def start(state: StatePaths, spec: ProcessSpec) -> subprocess.Popen:
 
 def stop(state: StatePaths, name: str, timeout: float = 20.0) -> str:
     """Stop one recorded process. Returns what happened, for the CLI to print."""
-    record = read_record(state, name)
-    if record is None:
-        return "not started"
-    outcome = "already stopped"
-    if is_running(record):
+    return stop_many(state, [name], timeout)[name]
+
+
+def stop_many(state: StatePaths, names: list[str], timeout: float = 20.0) -> dict[str, str]:
+    """SIGTERM all of them at once, wait up to timeout, SIGKILL what is left; forget their records."""
+    records = {name: read_record(state, name) for name in names}
+    outcome = {name: "not started" if record is None else "already stopped" for name, record in records.items()}
+    running = {name: record for name, record in records.items() if is_running(record)}
+    for record in running.values():
         _signal(record, signal.SIGTERM)
-        deadline = time.monotonic() + timeout
-        while is_running(record) and time.monotonic() < deadline:
-            time.sleep(0.1)
+    deadline = time.monotonic() + timeout
+    while any(is_running(record) for record in running.values()) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    for name, record in running.items():
         if is_running(record):
             _signal(record, signal.SIGKILL)
-            deadline = time.monotonic() + 10
-            while is_running(record) and time.monotonic() < deadline:
-                time.sleep(0.1)
-            outcome = "killed"
+            outcome[name] = "killed"
         else:
-            outcome = "stopped"
-    state.pidfile(name).unlink(missing_ok=True)
+            outcome[name] = "stopped"
+    deadline = time.monotonic() + 10
+    while any(is_running(record) for record in running.values()) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    for name in names:
+        state.pidfile(name).unlink(missing_ok=True)
     return outcome
 
 

@@ -83,6 +83,7 @@ class Stack:
         self._ensure([comps.etcd()], timeout)
         self._ensure(comps.core()[1:], timeout)
         karmada = comps.api(KARMADA)
+        self._retire_surplus_members(karmada)
         self._bootstrap_karmada_crds(karmada, pki, timeout)
         for m in self.members:
             self._ensure_nodes(comps.api(m.name), m)
@@ -95,6 +96,8 @@ class Stack:
         self._ensure([*comps.karmada_controllers(), comps.supervisor()], timeout)
         if self.join:
             self._join(karmada, timeout)
+        else:
+            self._leave_unregistered(karmada)
         self._write_inventory()
         say(f"stack up in {time.monotonic() - started:.0f}s: {len(self.members)} members "
             f"({', '.join(m.name for m in self.members)}){'' if self.join else ', not joined'}")
@@ -239,7 +242,7 @@ class Stack:
                     "--cluster-context=internal", f"--cluster-region={region}",
                     f"--cluster-zones={region}a,{region}b"]
             say(f"  joining {m.name} to Karmada (Push mode)")
-            result = subprocess.run(argv, capture_output=True, text=True, timeout=180)
+            result = subprocess.run(argv, capture_output=True, text=True, timeout=180, check=False)
             if result.returncode != 0:
                 raise StackError(f"karmadactl join {m.name} failed ({result.returncode}):\n{result.stdout}{result.stderr}")
 
@@ -253,12 +256,41 @@ class Stack:
             return True, ""
         self._wait(ready, "member Clusters Ready", timeout, self.components.karmada_controller_manager())
 
+    def _retire_surplus_members(self, karmada: Api) -> None:
+        """After `up --members N` with a smaller N: unregister and stop the members beyond N."""
+        kept = {KARMADA, *[m.name for m in self.members]}
+        surplus = sorted({name.partition(".")[0] for name in processes.recorded_names(self.state)}
+                         - kept - {"etcd", "supervisor"})
+        for name in surplus:
+            if karmada.get(f"/apis/cluster.karmada.io/v1alpha1/clusters/{name}") is not None:
+                say(f"  unjoining {name} (beyond --members {len(self.members)})")
+                self._unjoin(name)
+            names = [n for n in processes.recorded_names(self.state) if n.partition(".")[0] == name]
+            for process, outcome in processes.stop_many(self.state, names).items():
+                say(f"  {process}: {outcome}")
+
+    def _unjoin(self, name: str) -> None:
+        argv = [str(self.layout.binary("karmadactl")), "unjoin", name,
+                f"--kubeconfig={self.state.federation_kubeconfig()}", "--karmada-context=karmada",
+                f"--cluster-kubeconfig={self.state.member_kubeconfig(name)}", "--cluster-context=internal"]
+        result = subprocess.run(argv, capture_output=True, text=True, timeout=180, check=False)
+        if result.returncode != 0:
+            raise StackError(f"karmadactl unjoin {name} failed ({result.returncode}):\n{result.stdout}{result.stderr}")
+
+    def _leave_unregistered(self, karmada: Api) -> None:
+        """`up --no-join`: the members are not registered in Karmada (unjoined if an earlier up joined them)."""
+        for m in self.members:
+            if karmada.get(f"/apis/cluster.karmada.io/v1alpha1/clusters/{m.name}") is not None:
+                say(f"  unjoining {m.name} (--no-join)")
+                self._unjoin(m.name)
+
     # ------------------------------------------------------------------------------ down
     def down(self, wipe: bool) -> None:
         names = processes.recorded_names(self.state)
-        for name in sorted(names, key=_stop_order):
-            outcome = processes.stop(self.state, name)
-            say(f"  {name}: {outcome}")
+        for tier in sorted({_stop_order(name) for name in names}):
+            batch = [name for name in names if _stop_order(name) == tier]
+            for name, outcome in processes.stop_many(self.state, batch).items():
+                say(f"  {name}: {outcome}")
         if wipe:
             if self.state.root.exists():
                 shutil.rmtree(self.state.root)
@@ -314,18 +346,18 @@ def _supervised_spec(comps: Components, name: str) -> ProcessSpec | None:
     return None
 
 
-def _stop_order(name: str) -> tuple[int, str]:
-    """Clients before servers: the supervisor (it would restart kruise-manager), then the
-    controllers, the apiservers, and etcd last."""
+def _stop_order(name: str) -> int:
+    """Clients before servers, each tier at once: the supervisor (it would restart kruise-manager),
+    kruise-manager, the controllers, the apiservers, and etcd last."""
     if name == "supervisor":
-        return (0, name)
+        return 0
     if name.endswith("kruise-manager"):
-        return (1, name)
+        return 1
     if name == "etcd":
-        return (4, name)
+        return 4
     if name.endswith("kube-apiserver"):
-        return (3, name)
-    return (2, name)
+        return 3
+    return 2
 
 
 def _condition(obj: dict | None, kind: str) -> bool:

@@ -17,7 +17,7 @@ from tests.stack.kruise_kubelet import MemberKubelet
 from tests.stack.layout import layout
 from tests.stack.pki import Pki
 from tests.stack.proxy import FederationProxy, TcpForwarder
-from tests.stack.state import load_config, paths
+from tests.stack.state import paths
 from tests.stack.topology import EXTERNAL_ADDRESS, INTERNAL_ADDRESS, KarmadaPorts, members
 
 log = logging.getLogger("stack.supervisor")
@@ -25,11 +25,10 @@ log = logging.getLogger("stack.supervisor")
 LOOP_SECONDS = 3.0
 
 
-def main() -> int:
+def main(member_count: int) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     state = paths()
-    config = load_config(state)
-    member_list = members(int(config.get("members", 2)))
+    member_list = members(member_count)
     pki = Pki(state.pki, clusters=["karmada", *[m.name for m in member_list]])
     components = Components(layout(), state, pki, member_list)
     ports = KarmadaPorts()
