@@ -178,7 +178,7 @@ class Stack:
             if time.monotonic() > deadline:
                 spec, detail = still[0]
                 raise StackError(self._failure(spec, f"not healthy after {timeout:.0f}s ({detail})"))
-            pending = [spec for spec, _ in still]
+            pending = [spec for spec, _detail in still]
             time.sleep(1)
 
     def _failure(self, spec: ProcessSpec, what: str) -> str:
@@ -337,7 +337,7 @@ class Stack:
 
 
 def _supervised_spec(comps: Components, name: str) -> ProcessSpec | None:
-    member_name, _, component = name.partition(".")
+    member_name, _dot, component = name.partition(".")
     if component == "kruise-manager":
         try:
             return comps.kruise_manager(comps.member(member_name), [], {})

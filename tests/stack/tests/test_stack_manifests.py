@@ -62,15 +62,15 @@ def test_webhook_configuration_points_at_the_local_webhook(tmp_path):
 def test_member_nodes():
     member = topology.members(2)[1]
     nodes = manifests.member_nodes(member, "v1.32.9")
-    regular = [n for n, _ in nodes if n["metadata"]["labels"]["type"] == "kwok"]
-    virtual = [n for n, _ in nodes if n["metadata"]["labels"]["type"] == "virtual-kubelet"]
+    regular = [n for n, _status in nodes if n["metadata"]["labels"]["type"] == "kwok"]
+    virtual = [n for n, _status in nodes if n["metadata"]["labels"]["type"] == "virtual-kubelet"]
     assert len({n["metadata"]["labels"]["topology.kubernetes.io/zone"] for n in regular}) == 2
     assert all("taints" not in n["spec"] for n in regular)
     (vk,) = virtual
     assert vk["metadata"]["labels"]["kubernetes.io/role"] == "agent"
     assert vk["spec"]["taints"] == [{"key": "virtual-kubelet.io/provider", "value": "huawei", "effect": "NoSchedule"}]
-    assert all(n["metadata"]["annotations"] == {"kwok.x-k8s.io/node": "fake"} for n, _ in nodes)
-    for _, status in nodes:
+    assert all(n["metadata"]["annotations"] == {"kwok.x-k8s.io/node": "fake"} for n, _status in nodes)
+    for _node, status in nodes:
         assert set(status["status"]["allocatable"]) >= {"cpu", "memory", "pods"}
 
 
