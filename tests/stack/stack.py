@@ -329,7 +329,8 @@ class Stack:
             "MCF_FEDERATION_KUBECONFIG": str(self.state.federation_kubeconfig()),
             "MCF_STACK_CA": str(self.pki.ca_crt),
             "HELM_PLUGINS": str(self.layout.helm_plugins),
-            "PATH": f"{self.layout.bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",
+            "PATH": os.pathsep.join([str(self.layout.bin_dir)] + [
+                entry for entry in os.environ.get("PATH", "").split(os.pathsep) if entry and entry != str(self.layout.bin_dir)]),
         }
         for m in self.members:
             result[f"MCF_MEMBER_KUBECONFIG_{m.name.upper().replace('-', '_')}"] = str(self.state.member_kubeconfig(m.name))
