@@ -29,7 +29,9 @@ class Upstream(BaseHTTPRequestHandler):
         self.wfile.write(body)
 
     def do_GET(self):
-        if self.path.split("?")[0] == "/version":
+        if self.headers.get("Upgrade"):
+            self.upgrade()
+        elif self.path.split("?")[0] == "/version":
             self._json({"major": "1", "minor": "32", "gitVersion": "v1.32.9", "platform": "linux/amd64"})
         elif self.path.startswith("/watch"):
             self.send_response(200)
@@ -45,7 +47,25 @@ class Upstream(BaseHTTPRequestHandler):
             self._json({"path": self.path, "authorization": self.headers.get("Authorization"),
                         "host": self.headers.get("Host"), "connection": self.headers.get("Connection")})
 
+    def upgrade(self):
+        """Switch to a raw echo protocol, as exec/attach/port-forward switch to SPDY or websockets."""
+        self.send_response(101)
+        self.send_header("Connection", "Upgrade")
+        self.send_header("Upgrade", self.headers["Upgrade"])
+        self.end_headers()
+        self.wfile.flush()
+        while True:
+            line = self.rfile.readline()
+            if not line or line == b"bye\n":
+                break
+            self.wfile.write(b"echo " + line)
+            self.wfile.flush()
+        self.close_connection = True
+
     def do_POST(self):
+        if self.headers.get("Upgrade"):
+            self.upgrade()
+            return
         if self.headers.get("Transfer-Encoding") == "chunked":
             body = b""
             while True:
@@ -155,3 +175,20 @@ def test_upstream_head_drops_hop_by_hop_headers_and_keeps_upgrades():
     upgrade = proxy.upstream_head("GET", "/exec", "HTTP/1.1", [("Connection", "Upgrade"), ("Upgrade", "SPDY/3.1")],
                                   "127.0.0.1:2").decode()
     assert "Connection: Upgrade\r\nUpgrade: SPDY/3.1\r\n" in upgrade
+
+
+def test_upgraded_connections_are_relayed_both_ways(endpoint, pki):
+    host, port = endpoint.removeprefix("https://").split(":")
+    context = ssl.create_default_context(cafile=str(pki.ca_crt))
+    with socket.create_connection((host, int(port)), timeout=10) as raw:
+        with context.wrap_socket(raw, server_hostname=host) as conn:
+            conn.sendall(b"POST /api/v1/namespaces/default/pods/p/exec HTTP/1.1\r\nHost: x\r\n"
+                         b"Connection: Upgrade\r\nUpgrade: SPDY/3.1\r\nAuthorization: Bearer t\r\n\r\n")
+            reader = conn.makefile("rb")
+            assert reader.readline().startswith(b"HTTP/1.1 101")
+            while reader.readline() not in (b"\r\n", b""):
+                pass
+            for word in (b"one\n", b"two\n"):
+                conn.sendall(word)
+                assert reader.readline() == b"echo " + word
+            conn.sendall(b"bye\n")
