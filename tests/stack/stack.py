@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -28,7 +29,7 @@ from tests.stack.layout import Layout, layout
 from tests.stack.pki import Pki
 from tests.stack.processes import ProcessSpec
 from tests.stack.state import REPO_ROOT, StatePaths, inventory_path, load_config, paths, save_config
-from tests.stack.topology import INTERNAL_ADDRESS, KarmadaPorts, Member, members
+from tests.stack.topology import INTERNAL_ADDRESS, MAX_MEMBERS, NAMED_MEMBERS, KarmadaPorts, Member, members
 
 DEFAULT_MEMBERS = 2
 REQUIRED_BINARIES = ("etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kwok",
@@ -83,7 +84,6 @@ class Stack:
         self._ensure([comps.etcd()], timeout)
         self._ensure(comps.core()[1:], timeout)
         karmada = comps.api(KARMADA)
-        self._retire_surplus_members(karmada)
         self._bootstrap_karmada_crds(karmada, pki, timeout)
         for m in self.members:
             self._ensure_nodes(comps.api(m.name), m)
@@ -94,6 +94,7 @@ class Stack:
                                                             comps.ports.webhook, pki.ca_pem()):
             karmada.apply(doc)
         self._ensure([*comps.karmada_controllers(), comps.supervisor()], timeout)
+        self._retire_surplus_members(karmada)
         if self.join:
             self._join(karmada, timeout)
         else:
@@ -242,9 +243,17 @@ class Stack:
                     "--cluster-context=internal", f"--cluster-region={region}",
                     f"--cluster-zones={region}a,{region}b"]
             say(f"  joining {m.name} to Karmada (Push mode)")
-            result = subprocess.run(argv, capture_output=True, text=True, timeout=180, check=False)
-            if result.returncode != 0:
-                raise StackError(f"karmadactl join {m.name} failed ({result.returncode}):\n{result.stdout}{result.stderr}")
+            deadline = time.monotonic() + timeout
+            while True:
+                result = subprocess.run(argv, capture_output=True, text=True, timeout=180, check=False)
+                if result.returncode == 0:
+                    break
+                # A member unjoined moments ago still has its karmada-cluster namespace terminating:
+                # retry (bounded) rather than fail on a transient state.
+                if time.monotonic() > deadline or karmada.get(f"/apis/cluster.karmada.io/v1alpha1/clusters/{m.name}"):
+                    raise StackError(f"karmadactl join {m.name} failed ({result.returncode}):\n{result.stdout}{result.stderr}")
+                say(f"  join of {m.name} failed, retrying: {result.stderr.strip().splitlines()[-1][:200] if result.stderr.strip() else ''}")
+                time.sleep(5)
 
         def ready():
             for m in self.members:
@@ -257,22 +266,31 @@ class Stack:
         self._wait(ready, "member Clusters Ready", timeout, self.components.karmada_controller_manager())
 
     def _retire_surplus_members(self, karmada: Api) -> None:
-        """After `up --members N` with a smaller N: unregister and stop the members beyond N."""
+        """After `up --members N` with a smaller N: unregister and stop the members beyond N.
+
+        Found from the pid records (running) and from Karmada's Clusters (also after a `down`, when
+        the surplus members no longer run: the unjoin is then forced, like for a lost cluster)."""
         kept = {KARMADA, *[m.name for m in self.members]}
-        surplus = sorted({name.partition(".")[0] for name in processes.recorded_names(self.state)}
-                         - kept - {"etcd", "supervisor"})
-        for name in surplus:
-            if karmada.get(f"/apis/cluster.karmada.io/v1alpha1/clusters/{name}") is not None:
+        recorded = {name.partition(".")[0] for name in processes.recorded_names(self.state)} - kept - {"etcd", "supervisor"}
+        registered = set()
+        for cluster in (karmada.get("/apis/cluster.karmada.io/v1alpha1/clusters") or {}).get("items", []):
+            name = cluster["metadata"]["name"]
+            if name not in kept and _stack_member_endpoint(name) == cluster["spec"].get("apiEndpoint"):
+                registered.add(name)
+        for name in sorted(recorded | registered):
+            if name in registered:
                 say(f"  unjoining {name} (beyond --members {len(self.members)})")
-                self._unjoin(name)
+                self._unjoin(name, force=name not in recorded)
             names = [n for n in processes.recorded_names(self.state) if n.partition(".")[0] == name]
             for process, outcome in processes.stop_many(self.state, names).items():
                 say(f"  {process}: {outcome}")
 
-    def _unjoin(self, name: str) -> None:
+    def _unjoin(self, name: str, force: bool = False) -> None:
         argv = [str(self.layout.binary("karmadactl")), "unjoin", name,
                 f"--kubeconfig={self.state.federation_kubeconfig()}", "--karmada-context=karmada",
                 f"--cluster-kubeconfig={self.state.member_kubeconfig(name)}", "--cluster-context=internal"]
+        if force:
+            argv.append("--force")
         result = subprocess.run(argv, capture_output=True, text=True, timeout=180, check=False)
         if result.returncode != 0:
             raise StackError(f"karmadactl unjoin {name} failed ({result.returncode}):\n{result.stdout}{result.stderr}")
@@ -335,6 +353,15 @@ class Stack:
         for m in self.members:
             result[f"MCF_MEMBER_KUBECONFIG_{m.name.upper().replace('-', '_')}"] = str(self.state.member_kubeconfig(m.name))
         return result
+
+
+def _stack_member_endpoint(name: str) -> str | None:
+    """The apiEndpoint a stack member of that name has (member<k> beyond the named ones), else None."""
+    match = re.fullmatch(r"member(\d+)", name)
+    if not match or not len(NAMED_MEMBERS) < int(match.group(1)) <= MAX_MEMBERS:
+        return None
+    index = int(match.group(1)) - 1
+    return f"https://{INTERNAL_ADDRESS}:{Member(name=name, index=index, weight=1).apiserver_port}"
 
 
 def _supervised_spec(comps: Components, name: str) -> ProcessSpec | None:
