@@ -42,6 +42,7 @@ def main(argv: list[str] | None = None) -> int:
     commands.add_parser("env", help="print the stack's paths as shell exports")
     supervise = commands.add_parser("supervise")  # internal: the long-running helper `up` starts
     supervise.add_argument("--members", type=int, required=True)
+    supervise.add_argument("--code", help="digest of the stack's code (only so that a new checkout restarts it)")
     args = parser.parse_args(argv)
 
     if args.command == "supervise":

@@ -20,6 +20,7 @@ Flags follow the upstream deploy manifests, with addresses made local and every 
 
 from __future__ import annotations
 
+import hashlib
 import socket
 import ssl
 import sys
@@ -268,8 +269,10 @@ class Components:
         port = self.ports.federation_proxy
         return ProcessSpec(
             name="supervisor",
-            # The member count is in the command line, so a changed --members restarts it.
-            argv=[sys.executable, "-m", "tests.stack", "supervise", f"--members={len(self.members)}"],
+            # The member count and a digest of the stack's code are in the command line, so a changed
+            # --members or an updated checkout restarts it on the next `up`.
+            argv=[sys.executable, "-m", "tests.stack", "supervise", f"--members={len(self.members)}",
+                  f"--code={code_digest()}"],
             env={"MCF_STACK_STATE": str(self.state.root), "PYTHONUNBUFFERED": "1"},
             cwd=REPO_ROOT,
             port=port,
@@ -319,6 +322,13 @@ class Components:
 
     def all_started_by_up(self) -> list[ProcessSpec]:
         return [*self.core(), *self.controllers(), *self.karmada_controllers(), self.supervisor()]
+
+
+def code_digest() -> str:
+    digest = hashlib.sha256()
+    for path in sorted(Path(__file__).resolve().parent.glob("*.py")):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:12]
 
 
 def merge_flags(args: list[str], overrides: dict[str, str]) -> list[str]:

@@ -8,12 +8,15 @@ local (kruise ``docs/contributing/DEBUG.md`` "debug your kruise locally": ``WEBH
 the manager rewrite the webhook configurations and CRD conversion to ``url:`` client configs and
 write a self-signed cert with an IP SAN, kruise ``pkg/webhook/util/util.go`` and
 ``pkg/webhook/util/controller/webhook_controller.go``). When the pod goes (release uninstalled) the
-process is stopped; when the pod is replaced (``helm upgrade`` with new values) it is restarted with
-the new pod's arguments.
+process is stopped; when the pod's arguments or environment change (``helm upgrade`` with new
+values) it is restarted with the new ones. One process serves a member however many replicas the
+chart asks for, so a pod merely being replaced by an identical one restarts nothing.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
 import time
 from dataclasses import dataclass, field
@@ -83,7 +86,7 @@ class MemberKubelet:
     member: Member
     components: Components
     api: Api
-    pod_uid: str | None = None
+    fingerprint: str | None = None
     absent: int = 0
     last_start: float = 0.0
     events: list[str] = field(default_factory=list)
@@ -93,14 +96,14 @@ class MemberKubelet:
         return f"{self.member.name}.kruise-manager"
 
     @property
-    def uid_file(self) -> Path:
-        return self.components.state.work / f"kruise-{self.member.name}" / "pod-uid"
+    def fingerprint_file(self) -> Path:
+        return self.components.state.work / f"kruise-{self.member.name}" / "pod-spec.sha256"
 
     def adopt(self) -> None:
         """After a supervisor restart, keep a manager that is still running."""
         record = processes.read_record(self.components.state, self.name)
-        if processes.is_running(record) and self.uid_file.exists():
-            self.pod_uid = self.uid_file.read_text().strip()
+        if processes.is_running(record) and self.fingerprint_file.exists():
+            self.fingerprint = self.fingerprint_file.read_text().strip()
 
     def desired(self) -> dict | None:
         if self.api.get(f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{UNITED_DEPLOYMENT_CRD}") is None:
@@ -119,25 +122,26 @@ class MemberKubelet:
             if self.absent >= ABSENT_CHECKS_BEFORE_STOP and processes.read_record(state, self.name):
                 outcome = processes.stop(state, self.name)
                 self._event(f"no Running kruise-controller-manager pod: kruise-manager {outcome}")
-                self.pod_uid = None
-                self.uid_file.unlink(missing_ok=True)
+                self.fingerprint = None
+                self.fingerprint_file.unlink(missing_ok=True)
             return
         self.absent = 0
-        uid = pod["metadata"]["uid"]
-        if self.running() and uid == self.pod_uid:
+        args, env = pod_args(pod), pod_env(pod)
+        fingerprint = hashlib.sha256(json.dumps([args, env], sort_keys=True).encode()).hexdigest()
+        if self.running() and fingerprint == self.fingerprint:
             return
         if time.monotonic() - self.last_start < RESTART_BACKOFF_SECONDS:
             return
         if self.running():
             outcome = processes.stop(state, self.name)
-            self._event(f"pod {pod['metadata']['name']} replaced its predecessor: kruise-manager {outcome}")
-        spec = self.components.kruise_manager(self.member, pod_args(pod), pod_env(pod))
+            self._event(f"pod {pod['metadata']['name']} has new arguments or environment: kruise-manager {outcome}")
+        spec = self.components.kruise_manager(self.member, args, env)
         self.components.kruise_cert_dir(self.member).mkdir(parents=True, exist_ok=True)
         processes.start(state, spec)
         self.last_start = time.monotonic()
-        self.pod_uid = uid
-        self.uid_file.parent.mkdir(parents=True, exist_ok=True)
-        self.uid_file.write_text(uid + "\n")
+        self.fingerprint = fingerprint
+        self.fingerprint_file.parent.mkdir(parents=True, exist_ok=True)
+        self.fingerprint_file.write_text(fingerprint + "\n")
         self._event(f"started kruise-manager for pod {pod['metadata']['name']} ({' '.join(spec.argv[1:])})")
 
     def _event(self, message: str) -> None:

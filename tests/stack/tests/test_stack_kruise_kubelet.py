@@ -1,4 +1,4 @@
-"""The kruise-manager "kubelet" loop: start with the pod, restart on a new pod, stop when the release goes."""
+"""The kruise-manager "kubelet" loop: start with the pod, restart on new args, stop when the release goes."""
 
 from pathlib import Path
 
@@ -96,6 +96,14 @@ def test_a_replacement_pod_restarts_the_manager_with_the_new_args(kubelet):
     kubelet.tick()
     assert [verb for verb, _item in kubelet.fake.log] == ["start", "stop", "start"]
     assert "--feature-gates=X=true" in kubelet.fake.log[-1][1].argv
+
+
+def test_an_identical_replacement_pod_restarts_nothing(kubelet):
+    kubelet.api.pods = [pod("a1")]
+    kubelet.tick()
+    kubelet.api.pods = [pod("b2")]
+    kubelet.tick()
+    assert [verb for verb, _item in kubelet.fake.log] == ["start"]
 
 
 def test_the_manager_stops_when_the_release_is_gone_but_rides_out_a_blip(kubelet):
