@@ -20,7 +20,7 @@ BUILD = REPO_ROOT / ".build"
 RECAP = re.compile(r"^(\S+)\s+:\s+ok=(\d+)\s+changed=(\d+)\s+unreachable=(\d+)\s+failed=(\d+)", re.M)
 
 
-@dataclass
+@dataclass(repr=False)
 class PlaybookRun:
     returncode: int
     stdout: str
@@ -35,8 +35,11 @@ class PlaybookRun:
     def changed(self) -> int:
         return sum(host["changed"] for host in self.recap.values())
 
-    def __str__(self) -> str:
+    def __repr__(self) -> str:
+        # pytest shows assertion messages through repr: make it the run's output.
         return f"rc={self.returncode}\n{self.stdout[-6000:]}\n{self.stderr[-3000:]}"
+
+    __str__ = __repr__
 
 
 def ensure_collection() -> None:

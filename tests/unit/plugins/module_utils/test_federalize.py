@@ -395,18 +395,27 @@ class TestSnapshots:
         dep = live_deployment()
         rs = [{"metadata": {"name": "rs1", "uid": "r1", "labels": {"app": "fed-dp-01"}}}]
         before = workload_snapshot(dep, self.pods("a", "b"), rs)
-        assert before == {"generation": 3, "pods": ["p0/a", "p1/b"], "replicasets": ["rs1/r1"]}
+        assert before["generation"] == 3
+        assert before["pods"] == ["p0/a", "p1/b"] and before["replicasets"] == ["rs1/r1"]
         assert compare_snapshots("Deployment x", before, copy.deepcopy(before)) == []
+
+    def test_generation_bump_from_annotations_alone_is_fine(self):
+        dep = live_deployment()
+        before = workload_snapshot(dep, self.pods("a"), [])
+        dep["metadata"]["generation"] = 4
+        dep["metadata"]["annotations"]["resourcetemplate.karmada.io/uid"] = "u"
+        assert compare_snapshots("Deployment x", before, workload_snapshot(dep, self.pods("a"), [])) == []
 
     def test_restart_detected(self):
         dep = live_deployment()
         before = workload_snapshot(dep, self.pods("a", "b"), [])
         dep2 = copy.deepcopy(dep)
         dep2["metadata"]["generation"] = 4
+        dep2["spec"]["template"]["metadata"]["annotations"]["kubectl.kubernetes.io/restartedAt"] = "later"
         after = workload_snapshot(dep2, self.pods("a", "c"), [{"metadata": {"name": "rs2", "uid": "r2", "labels": {"app": "fed-dp-01"}}}])
         problems = compare_snapshots("Deployment x", before, after)
         assert len(problems) == 3
-        assert "generation changed from 3 to 4" in problems[0]
+        assert problems[0] == "Deployment x: spec rewritten (generation 3 -> 4)"
         assert "gone: none; new: rs2/r2" in problems[1]
         assert "gone: p1/b; new: p1/c" in problems[2]
 
