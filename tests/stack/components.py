@@ -16,6 +16,9 @@ Flags follow the upstream deploy manifests, with addresses made local and every 
   standalone binary has none built in.
 - kruise-manager: kruise ``main.go`` flags and ``pkg/webhook/util/util.go`` environment (started by
   the supervisor's kubelet loop, see ``kruise_kubelet.py``).
+- member apiservers send their `cluster` egress (webhook calls) through the supervisor's CONNECT
+  proxy (``--egress-selector-config-file``, k8s.io/apiserver ``pkg/apis/apiserver`` types
+  ``EgressSelectorConfiguration``), which routes Kruise's webhook Service to the local kruise-manager.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ import hashlib
 import socket
 import ssl
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import requests
@@ -34,7 +37,7 @@ from tests.stack.layout import Layout
 from tests.stack.pki import SERVICE_CLUSTER_IP_RANGE, Pki
 from tests.stack.processes import ProcessSpec
 from tests.stack.state import REPO_ROOT, StatePaths
-from tests.stack.topology import INTERNAL_ADDRESS, KarmadaPorts, Member
+from tests.stack.topology import INTERNAL_ADDRESS, KarmadaPorts, Member, karmada_ports
 
 KARMADA = "karmada"
 SERVICE_ACCOUNT_ISSUER = "https://kubernetes.default.svc.cluster.local"
@@ -78,7 +81,7 @@ class Components:
     state: StatePaths
     pki: Pki
     members: list[Member]
-    ports: KarmadaPorts = KarmadaPorts()
+    ports: KarmadaPorts = field(default_factory=karmada_ports)
 
     def bin(self, name: str) -> str:
         return str(self.layout.binary(name))
@@ -142,6 +145,8 @@ class Components:
             "--requestheader-group-headers=X-Remote-Group",
             "--requestheader-username-headers=X-Remote-User",
         ]
+        if cluster != KARMADA:
+            argv.append(f"--egress-selector-config-file={self.egress_config_file(self.member(cluster))}")
         if cluster == KARMADA:
             argv += [
                 "--disable-admission-plugins=StorageObjectInUseProtection,ServiceAccount",
@@ -288,8 +293,12 @@ class Components:
         }
         args = merge_flags(pod_args, overrides)
         env = dict(pod_env)
+        # No WEBHOOK_HOST: the manager keeps the chart's Service-based webhook configurations and
+        # its Secret-held certs exactly as in a cluster; the member apiserver reaches it through
+        # its egress proxy. (WEBHOOK_HOST mode rewrites them to url: and `helm upgrade` then fails
+        # with "exactly one of url or service is required".)
+        env.pop("WEBHOOK_HOST", None)
         env.update({
-            "WEBHOOK_HOST": INTERNAL_ADDRESS,
             "WEBHOOK_PORT": str(m.kruise_webhook_port),
             "WEBHOOK_CERT_DIR": str(self.kruise_cert_dir(m)),
             "POD_NAMESPACE": "kruise-system",
@@ -304,6 +313,28 @@ class Components:
 
     def kruise_cert_dir(self, m: Member) -> Path:
         return self.state.work / f"kruise-{m.name}" / "certs"
+
+    def egress_config_file(self, m: Member) -> Path:
+        return self.state.work / f"egress-{m.name}.yaml"
+
+    def egress_configuration(self, m: Member) -> dict:
+        """`cluster` egress through the supervisor's CONNECT proxy, mutual TLS with the stack CA."""
+        pki = self.pki
+        return {
+            "apiVersion": "apiserver.k8s.io/v1beta1",
+            "kind": "EgressSelectorConfiguration",
+            "egressSelections": [{
+                "name": "cluster",
+                "connection": {
+                    "proxyProtocol": "HTTPConnect",
+                    "transport": {"tcp": {
+                        "url": f"https://{INTERNAL_ADDRESS}:{m.egress_port}",
+                        "tlsConfig": {"caBundle": str(pki.ca_crt), "clientCert": str(pki.crt("admin")),
+                                      "clientKey": str(pki.key("admin"))},
+                    }},
+                },
+            }],
+        }
 
     # ------------------------------------------------------------------ ordering
     def core(self) -> list[ProcessSpec]:

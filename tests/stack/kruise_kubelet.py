@@ -3,11 +3,10 @@
 On a real cluster the Kruise Helm release's ``kruise-controller-manager`` pod runs the manager.
 Under KWOK that pod only looks Running, so this loop does what a kubelet would: while a member has
 the Kruise CRDs and a Running ``kruise-controller-manager`` pod in ``kruise-system``, it runs that
-member's kruise-manager as a local process with the pod's own arguments and plain env values, made
-local (kruise ``docs/contributing/DEBUG.md`` "debug your kruise locally": ``WEBHOOK_HOST`` makes
-the manager rewrite the webhook configurations and CRD conversion to ``url:`` client configs and
-write a self-signed cert with an IP SAN, kruise ``pkg/webhook/util/util.go`` and
-``pkg/webhook/util/controller/webhook_controller.go``). When the pod goes (release uninstalled) the
+member's kruise-manager as a local process with the pod's own arguments and plain env values, with its
+own ports, cert dir and kubeconfig (kruise ``pkg/webhook/util/util.go``). Its webhook Service is
+reached through the member apiserver's egress proxy (``proxy.EgressProxy``), so the manager keeps
+the chart's Service-based webhook configurations and Secret-held certs as in a cluster. When the pod goes (release uninstalled) the
 process is stopped; when the pod's arguments or environment change (``helm upgrade`` with new
 values) it is restarted with the new ones. One process serves a member however many replicas the
 chart asks for, so a pod merely being replaced by an identical one restarts nothing.
@@ -31,6 +30,8 @@ log = logging.getLogger("stack.kruise")
 
 KRUISE_NAMESPACE = "kruise-system"
 MANAGER_POD_PREFIX = "kruise-controller-manager-"
+# The chart's webhook Service (kruise pkg/webhook/util/util.go GetServiceName default).
+WEBHOOK_SERVICE = "kruise-webhook-service"
 UNITED_DEPLOYMENT_CRD = "uniteddeployments.apps.kruise.io"
 # Debug-only knobs a chart may carry that would only burn the shared CPU here.
 DROPPED_ENV = {"KUBE_CACHE_MUTATION_DETECTOR"}

@@ -1,5 +1,6 @@
-"""The `federation` endpoint: a UCS-like reverse proxy in front of the Karmada apiserver, and the
-TCP forwarders that give every member an `external` address.
+"""The `federation` endpoint: a UCS-like reverse proxy in front of the Karmada apiserver; the
+TCP forwarders that give every member an `external` address; and each member apiserver's egress
+proxy, through which it reaches webhook Services as it would reach pods over the cluster network.
 
 The UCS federation endpoint answers ``GET /version`` with something Helm cannot match against a
 chart's ``kubeVersion`` (Helm builds ``Capabilities.KubeVersion`` from ``gitVersion``, helm
@@ -15,8 +16,10 @@ cannot slip through.
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import logging
+import selectors
 import socket
 import socketserver
 import ssl
@@ -309,3 +312,129 @@ class TcpForwarder:
         one_way(client, upstream)
         other.join()
         upstream.close()
+
+
+def relay(first: socket.socket, second: socket.socket, idle_timeout: float = 3600) -> None:
+    """Copy bytes both ways in one thread until either side closes.
+
+    One thread per connection: an SSLSocket must not be read and written from two threads at once.
+    Data OpenSSL has already decrypted is not visible to select(), hence the pending() check.
+    """
+    selector = selectors.DefaultSelector()
+    selector.register(first, selectors.EVENT_READ)
+    selector.register(second, selectors.EVENT_READ)
+    try:
+        while True:
+            ready = [sock for sock in (first, second) if isinstance(sock, ssl.SSLSocket) and sock.pending()]
+            if not ready:
+                events = selector.select(timeout=idle_timeout)
+                if not events:
+                    return
+                ready = [key.fileobj for key, _mask in events]
+            for sock in ready:
+                other = second if sock is first else first
+                try:
+                    data = sock.recv(65536)
+                except ssl.SSLWantReadError:
+                    continue
+                if not data:
+                    return
+                other.sendall(data)
+    finally:
+        selector.close()
+
+
+def service_for_address(services: list[dict], host: str, port: int) -> tuple[str, str] | None:
+    """(namespace, name) of the Service a webhook dial goes to.
+
+    kube-apiserver dials a webhook Service at its ClusterIP (``NewClusterIPServiceResolver``,
+    kubernetes ``cmd/kube-apiserver/app/server.go``, unless ``--enable-aggregator-routing``); a URL
+    webhook may name ``<service>.<namespace>.svc``.
+    """
+    labels = host.split(".")
+    if len(labels) >= 3 and labels[2] == "svc":
+        return labels[1], labels[0]
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return None
+    for service in services:
+        spec = service.get("spec", {})
+        if host in (spec.get("clusterIPs") or [spec.get("clusterIP")]) \
+                and any(entry.get("port") == port for entry in spec.get("ports", [])):
+            return service["metadata"]["namespace"], service["metadata"]["name"]
+    return None
+
+
+class EgressProxy:
+    """HTTP CONNECT proxy for a member apiserver's `cluster` egress (``--egress-selector-config-file``).
+
+    The apiserver dials webhooks through it (k8s.io/apiserver ``pkg/util/webhook/authentication.go``
+    uses the `cluster` egress dialer; ``pkg/server/egressselector/egress_selector.go`` speaks HTTP
+    CONNECT over mutually authenticated TLS). A Service backed by a process of the stack (Kruise's
+    webhook Service, served by the local kruise-manager) is routed to that process; loopback
+    addresses are dialled directly; anything else has no route, like a pod that does not exist.
+    With this, Kruise runs exactly as in a cluster: Service-based webhook configurations, certs in
+    its Secret, only the caBundle patched, so ``helm upgrade`` of the chart works.
+    """
+
+    def __init__(self, listen: tuple[str, int], cert: Path, key: Path, ca: Path, resolve):
+        self.resolve = resolve
+        self.context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        self.context.load_cert_chain(str(cert), str(key))
+        self.context.load_verify_locations(cafile=str(ca))
+        self.context.verify_mode = ssl.CERT_REQUIRED
+        proxy = self
+
+        class Handler(socketserver.BaseRequestHandler):
+            def handle(self):
+                proxy.handle(self.request)
+
+        self.server = _ThreadingServer(listen, Handler)
+
+    def serve_in_thread(self) -> threading.Thread:
+        thread = threading.Thread(target=self.server.serve_forever, name="egress", daemon=True)
+        thread.start()
+        return thread
+
+    def shutdown(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+    def handle(self, raw: socket.socket) -> None:
+        try:
+            client = self.context.wrap_socket(raw, server_side=True)
+        except (ssl.SSLError, OSError):
+            return
+        upstream = None
+        try:
+            # The dialer waits for the answer before it speaks TLS, so nothing follows the head.
+            head = read_head(client.makefile("rb", buffering=0))
+            if not head:
+                return
+            method, target, _version, _headers = parse_head(head)
+            host, _colon, port_text = target.rpartition(":")
+            if method != "CONNECT" or not port_text.isdigit():
+                client.sendall(_plain_response(405, "Method Not Allowed", b"CONNECT host:port only"))
+                return
+            destination = self.resolve(host.strip("[]"), int(port_text))
+            if destination is None:
+                client.sendall(_plain_response(502, "Bad Gateway", f"no route to {target}".encode()))
+                return
+            try:
+                upstream = socket.create_connection(destination, timeout=10)
+            except OSError as error:
+                client.sendall(_plain_response(502, "Bad Gateway", f"{target}: {error}".encode()))
+                return
+            upstream.settimeout(None)
+            client.sendall(b"HTTP/1.1 200 Connection established\r\n\r\n")
+            relay(client, upstream)
+        except (OSError, ValueError) as error:
+            log.debug("egress connection ended: %s", error)
+        finally:
+            for sock in (upstream, client):
+                if sock is not None:
+                    try:
+                        sock.close()
+                    except OSError:
+                        pass

@@ -21,6 +21,9 @@ import subprocess
 import sys
 import time
 from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
 
 from tests.stack import inventory, kubeconfigs, manifests, processes
 from tests.stack.components import KARMADA, Components
@@ -29,7 +32,7 @@ from tests.stack.layout import Layout, layout
 from tests.stack.pki import Pki
 from tests.stack.processes import ProcessSpec
 from tests.stack.state import REPO_ROOT, StatePaths, inventory_path, load_config, paths, save_config
-from tests.stack.topology import INTERNAL_ADDRESS, MAX_MEMBERS, NAMED_MEMBERS, KarmadaPorts, Member, members
+from tests.stack.topology import INTERNAL_ADDRESS, MAX_MEMBERS, NAMED_MEMBERS, Member, karmada_ports, members, port_offset
 
 DEFAULT_MEMBERS = 2
 REQUIRED_BINARIES = ("etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kwok",
@@ -79,6 +82,8 @@ class Stack:
         save_config(self.state, {"members": len(self.members), "join": self.join})
         self._write_kubeconfigs(pki)
         comps = self.components
+        for m in self.members:
+            write_if_changed(comps.egress_config_file(m), yaml.safe_dump(comps.egress_configuration(m), sort_keys=False))
         self._check_ports(comps.all_started_by_up())
 
         self._ensure([comps.etcd()], timeout)
@@ -130,7 +135,7 @@ class Stack:
     def _write_kubeconfigs(self, pki: Pki) -> None:
         ca = pki.ca_pem()
         cert, key = pki.crt("admin").read_bytes(), pki.key("admin").read_bytes()
-        ports = KarmadaPorts()
+        ports = karmada_ports()
         kubeconfigs.write(self.state.component_kubeconfig(KARMADA), kubeconfigs.component(
             KARMADA, f"https://{INTERNAL_ADDRESS}:{ports.apiserver}", ca, cert, key))
         kubeconfigs.write(self.state.federation_kubeconfig(), kubeconfigs.federation(
@@ -204,10 +209,10 @@ class Stack:
 
     def _bootstrap_karmada_crds(self, karmada: Api, pki: Pki, timeout: float) -> None:
         karmada.apply(manifests.karmada_namespace())
-        crds = manifests.karmada_crds(self.layout.karmada_crds, KarmadaPorts().webhook, pki.ca_pem())
+        crds = manifests.karmada_crds(self.layout.karmada_crds, karmada_ports().webhook, pki.ca_pem())
         for crd in crds:
             karmada.apply(crd)
-        for doc in manifests.aggregated_apiserver_registration(KarmadaPorts().aggregated_apiserver, pki.ca_pem()):
+        for doc in manifests.aggregated_apiserver_registration(karmada_ports().aggregated_apiserver, pki.ca_pem()):
             karmada.apply(doc)
 
         def established():
@@ -350,9 +355,17 @@ class Stack:
             "PATH": os.pathsep.join([str(self.layout.bin_dir)] + [
                 entry for entry in os.environ.get("PATH", "").split(os.pathsep) if entry and entry != str(self.layout.bin_dir)]),
         }
+        if port_offset():
+            result["MCF_STACK_PORT_OFFSET"] = str(port_offset())
         for m in self.members:
             result[f"MCF_MEMBER_KUBECONFIG_{m.name.upper().replace('-', '_')}"] = str(self.state.member_kubeconfig(m.name))
         return result
+
+
+def write_if_changed(path: Path, text: str) -> None:
+    if not path.exists() or path.read_text() != text:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
 
 
 def _stack_member_endpoint(name: str) -> str | None:
@@ -361,7 +374,7 @@ def _stack_member_endpoint(name: str) -> str | None:
     if not match or not len(NAMED_MEMBERS) < int(match.group(1)) <= MAX_MEMBERS:
         return None
     index = int(match.group(1)) - 1
-    return f"https://{INTERNAL_ADDRESS}:{Member(name=name, index=index, weight=1).apiserver_port}"
+    return f"https://{INTERNAL_ADDRESS}:{Member(name=name, index=index, weight=1, offset=port_offset()).apiserver_port}"
 
 
 def _supervised_spec(comps: Components, name: str) -> ProcessSpec | None:

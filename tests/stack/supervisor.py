@@ -1,7 +1,8 @@
 """The stack's long-running helper process (``python -m tests.stack supervise``, started by ``up``).
 
 It outlives the CLI and runs what a cloud and its nodes would provide: the `federation` endpoint
-(proxy.py), each member's `external` address (a TCP forwarder), the load-balancer loop
+(proxy.py), each member's `external` address (a TCP forwarder), each member apiserver's egress
+proxy (the cluster network, as far as webhooks need one), the load-balancer loop
 (loadbalancer.py) and the kruise-manager kubelet loop (kruise_kubelet.py).
 """
 
@@ -10,15 +11,17 @@ from __future__ import annotations
 import logging
 import signal
 import threading
+import time
 
 from tests.stack import loadbalancer
 from tests.stack.components import Components
-from tests.stack.kruise_kubelet import MemberKubelet
+from tests.stack.kruise_kubelet import KRUISE_NAMESPACE, WEBHOOK_SERVICE, MemberKubelet
+from tests.stack.kubeapi import Api
 from tests.stack.layout import layout
 from tests.stack.pki import Pki
-from tests.stack.proxy import FederationProxy, TcpForwarder
+from tests.stack.proxy import EgressProxy, FederationProxy, TcpForwarder, service_for_address
 from tests.stack.state import paths
-from tests.stack.topology import EXTERNAL_ADDRESS, INTERNAL_ADDRESS, KarmadaPorts, members
+from tests.stack.topology import EXTERNAL_ADDRESS, INTERNAL_ADDRESS, karmada_ports, members
 
 log = logging.getLogger("stack.supervisor")
 
@@ -31,7 +34,7 @@ def main(member_count: int) -> int:
     member_list = members(member_count)
     pki = Pki(state.pki, clusters=["karmada", *[m.name for m in member_list]])
     components = Components(layout(), state, pki, member_list)
-    ports = KarmadaPorts()
+    ports = karmada_ports()
 
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
@@ -41,6 +44,9 @@ def main(member_count: int) -> int:
                                pki.crt("federation-proxy"), pki.key("federation-proxy"), pki.ca_crt)]
     for m in member_list:
         servers.append(TcpForwarder((EXTERNAL_ADDRESS, m.apiserver_port), (INTERNAL_ADDRESS, m.apiserver_port)))
+        routes = ServiceRoutes(components.api(m.name), {(KRUISE_NAMESPACE, WEBHOOK_SERVICE): m.kruise_webhook_port})
+        servers.append(EgressProxy((INTERNAL_ADDRESS, m.egress_port), pki.crt("components"), pki.key("components"),
+                                   pki.ca_crt, routes.resolve))
     for server in servers:
         server.serve_in_thread()
     log.info("federation proxy on %s:%d, external forwarders for %s", INTERNAL_ADDRESS, ports.federation_proxy,
@@ -71,6 +77,31 @@ def main(member_count: int) -> int:
     for server in servers:
         server.shutdown()
     return 0
+
+
+class ServiceRoutes:
+    """Where a member apiserver's egress goes: Services backed by the stack's own processes."""
+
+    def __init__(self, api: Api, routes: dict[tuple[str, str], int]):
+        self.api = api
+        self.routes = routes
+        self.lock = threading.Lock()
+        self.services: list[dict] = []
+        self.fetched = 0.0
+
+    def resolve(self, host: str, port: int) -> tuple[str, int] | None:
+        if host in (INTERNAL_ADDRESS, "localhost"):
+            return host, port
+        with self.lock:
+            found = service_for_address(self.services, host, port)
+            if found is None and time.monotonic() - self.fetched > 2:
+                self.services = (self.api.get("/api/v1/services") or {}).get("items", [])
+                self.fetched = time.monotonic()
+                found = service_for_address(self.services, host, port)
+        if found in self.routes:
+            return INTERNAL_ADDRESS, self.routes[found]
+        log.info("egress: no route to %s:%d (%s)", host, port, found)
+        return None
 
 
 def _balance(api, member) -> None:

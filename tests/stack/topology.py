@@ -5,11 +5,15 @@ Every listener gets an explicit port: several upstream binaries default to the s
 :8000 health in karmada-webhook and kruise-manager; 10257/10259 in kube-controller-manager and
 kube-scheduler), so a default left in place collides as soon as two of them run on one machine.
 Member ports are derived from the member's index, so ``--members N`` is deterministic.
+``$MCF_STACK_PORT_OFFSET`` shifts every port (by 10000, say: the ports span 12379-18486), so a
+second stack (with its own ``$MCF_STACK_STATE`` and ``$MCF_STACK_INVENTORY``)
+can run beside the first on one machine.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import os
+from dataclasses import dataclass, fields, replace
 
 # Two loopback addresses stand for a cluster's two endpoints: `internal` (the VPC address) and
 # `external` (the public one, reached through a TCP forwarder like a cloud load balancer).
@@ -23,6 +27,13 @@ NAMED_WEIGHTS = {"idc1": 1, "test-ucs": 2}
 MAX_MEMBERS = 40
 
 FEDERATION_HOST = "karmada"
+
+
+def port_offset() -> int:
+    value = os.environ.get("MCF_STACK_PORT_OFFSET", "0")
+    if not value.isdigit() or int(value) > 20000:
+        raise ValueError(f"MCF_STACK_PORT_OFFSET must be a number from 0 to 20000, got {value!r}")
+    return int(value)
 
 
 @dataclass(frozen=True)
@@ -49,34 +60,40 @@ class Member:
     name: str
     index: int
     weight: int
+    offset: int = 0
 
     @property
     def apiserver_port(self) -> int:
-        return 16443 + self.index
+        return 16443 + self.offset + self.index
 
     @property
     def kube_controller_manager_port(self) -> int:
-        return 16600 + self.index
+        return 16600 + self.offset + self.index
 
     @property
     def kube_scheduler_port(self) -> int:
-        return 16700 + self.index
+        return 16700 + self.offset + self.index
 
     @property
     def kwok_port(self) -> int:
-        return 16800 + self.index
+        return 16800 + self.offset + self.index
 
     @property
     def kruise_webhook_port(self) -> int:
-        return 16900 + self.index
+        return 16900 + self.offset + self.index
 
     @property
     def kruise_metrics_port(self) -> int:
-        return 17000 + self.index
+        return 17000 + self.offset + self.index
 
     @property
     def kruise_health_port(self) -> int:
-        return 17100 + self.index
+        return 17100 + self.offset + self.index
+
+    @property
+    def egress_port(self) -> int:
+        """The apiserver's egress proxy (run by the supervisor), through which it reaches webhooks."""
+        return 17200 + self.offset + self.index
 
     @property
     def etcd_prefix(self) -> str:
@@ -101,6 +118,7 @@ class Member:
             "kruise-webhook": self.kruise_webhook_port,
             "kruise-metrics": self.kruise_metrics_port,
             "kruise-health": self.kruise_health_port,
+            "egress": self.egress_port,
         }
 
 
@@ -116,13 +134,18 @@ def members(count: int) -> list[Member]:
     result = []
     for index in range(count):
         name = member_name(index)
-        result.append(Member(name=name, index=index, weight=NAMED_WEIGHTS.get(name, 1)))
+        result.append(Member(name=name, index=index, weight=NAMED_WEIGHTS.get(name, 1), offset=port_offset()))
     return result
+
+
+def karmada_ports() -> KarmadaPorts:
+    offset = port_offset()
+    return replace(KarmadaPorts(), **{f.name: getattr(KarmadaPorts(), f.name) + offset for f in fields(KarmadaPorts)})
 
 
 def all_ports(count: int) -> dict[str, int]:
     """Every port the stack listens on, by a readable owner name (for collision checks)."""
-    karmada = KarmadaPorts()
+    karmada = karmada_ports()
     ports = {f"karmada/{field}": getattr(karmada, field) for field in karmada.__dataclass_fields__}
     for member in members(count):
         for key, port in member.ports().items():

@@ -192,3 +192,118 @@ def test_upgraded_connections_are_relayed_both_ways(endpoint, pki):
                 conn.sendall(word)
                 assert reader.readline() == b"echo " + word
             conn.sendall(b"bye\n")
+
+
+SERVICES = [
+    {"metadata": {"namespace": "kruise-system", "name": "kruise-webhook-service"},
+     "spec": {"clusterIP": "10.96.0.50", "clusterIPs": ["10.96.0.50"], "ports": [{"port": 443}]}},
+    {"metadata": {"namespace": "default", "name": "other"},
+     "spec": {"clusterIP": "10.96.0.60", "ports": [{"port": 80}]}},
+]
+
+
+@pytest.mark.parametrize("host,port,expected", [
+    ("10.96.0.50", 443, ("kruise-system", "kruise-webhook-service")),
+    ("10.96.0.50", 80, None),
+    ("10.96.0.60", 80, ("default", "other")),
+    ("kruise-webhook-service.kruise-system.svc", 443, ("kruise-system", "kruise-webhook-service")),
+    ("kruise-webhook-service.kruise-system.svc.cluster.local", 443, ("kruise-system", "kruise-webhook-service")),
+    ("example.com", 443, None),
+    ("10.1.2.3", 443, None),
+])
+def test_service_for_address(host, port, expected):
+    assert proxy.service_for_address(SERVICES, host, port) == expected
+
+
+@pytest.fixture(name="egress")
+def egress_fixture(pki):
+    """An egress proxy routing one cluster IP to a local TLS echo server (a webhook stand-in)."""
+    backend = socket.socket()
+    backend.bind(("127.0.0.1", 0))
+    backend.listen()
+    backend_context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    backend_context.load_cert_chain(pki.crt("components"), pki.key("components"))
+
+    def serve():
+        while True:
+            try:
+                conn, _address = backend.accept()
+            except OSError:
+                return
+            with backend_context.wrap_socket(conn, server_side=True) as tls:
+                data = tls.recv(1024)
+                tls.sendall(b"webhook says " + data)
+
+    threading.Thread(target=serve, daemon=True).start()
+    routes = {("10.96.0.50", 443): ("127.0.0.1", backend.getsockname()[1])}
+    port = free_port()
+    server = proxy.EgressProxy(("127.0.0.1", port), pki.crt("federation-proxy"), pki.key("federation-proxy"),
+                               pki.ca_crt, lambda host, target_port: routes.get((host, target_port)))
+    server.serve_in_thread()
+    yield port
+    server.shutdown()
+    backend.close()
+
+
+def connect_through(pki, port, target, client_cert=True):
+    context = ssl.create_default_context(cafile=str(pki.ca_crt))
+    if client_cert:
+        context.load_cert_chain(pki.crt("admin"), pki.key("admin"))
+    conn = context.wrap_socket(socket.create_connection(("127.0.0.1", port), timeout=10), server_hostname="127.0.0.1")
+    conn.sendall(f"CONNECT {target} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
+    reader = conn.makefile("rb", buffering=0)
+    status = reader.readline()
+    while reader.readline() not in (b"\r\n", b""):
+        pass
+    return conn, status
+
+
+class TlsInTunnel:
+    """TLS over an already-TLS connection (the webhook's TLS inside the CONNECT tunnel), via memory BIOs."""
+
+    def __init__(self, conn, context, hostname):
+        self.conn = conn
+        self.incoming, self.outgoing = ssl.MemoryBIO(), ssl.MemoryBIO()
+        self.tls = context.wrap_bio(self.incoming, self.outgoing, server_hostname=hostname)
+        self.call(self.tls.do_handshake)
+
+    def call(self, function, *args):
+        while True:
+            try:
+                result = function(*args)
+            except ssl.SSLWantReadError:
+                self.conn.sendall(self.outgoing.read())
+                data = self.conn.recv(65536)
+                if not data:
+                    raise ConnectionError("tunnel closed")
+                self.incoming.write(data)
+                continue
+            self.conn.sendall(self.outgoing.read())
+            return result
+
+    def write(self, data):
+        self.call(self.tls.write, data)
+
+    def read(self):
+        return self.call(self.tls.read, 65536)
+
+
+def test_egress_tunnels_tls_to_the_routed_service(egress, pki):
+    conn, status = connect_through(pki, egress, "10.96.0.50:443")
+    with conn:
+        assert status.startswith(b"HTTP/1.1 200")
+        tls = TlsInTunnel(conn, ssl.create_default_context(cafile=str(pki.ca_crt)), "localhost")
+        tls.write(b"AdmissionReview")
+        assert tls.read() == b"webhook says AdmissionReview"
+
+
+def test_egress_refuses_unrouted_targets_and_clients_without_a_cert(egress, pki):
+    conn, status = connect_through(pki, egress, "10.1.2.3:443")
+    conn.close()
+    assert status.startswith(b"HTTP/1.1 502")
+    try:
+        conn, status = connect_through(pki, egress, "10.96.0.50:443", client_cert=False)
+        conn.close()
+    except (ssl.SSLError, OSError):
+        status = b""
+    assert not status.startswith(b"HTTP/1.1 200")

@@ -45,3 +45,16 @@ def test_merge_flags_replaces_both_forms_and_keeps_the_rest():
                                 "--health-probe-addr": "127.0.0.1:2"})
     assert merged == ["--feature-gates=A=true", "--v=4", "--enable-leader-election=false",
                       "--metrics-addr=127.0.0.1:1", "--health-probe-addr=127.0.0.1:2"]
+
+
+def test_port_offset_moves_every_port(monkeypatch):
+    plain = topology.all_ports(3)
+    monkeypatch.setenv("MCF_STACK_PORT_OFFSET", "1000")
+    shifted = topology.all_ports(3)
+    assert shifted == {owner: port + 1000 for owner, port in plain.items()}
+
+
+def test_port_offset_must_be_a_small_number(monkeypatch):
+    monkeypatch.setenv("MCF_STACK_PORT_OFFSET", "-5")
+    with pytest.raises(ValueError, match="MCF_STACK_PORT_OFFSET"):
+        topology.karmada_ports()
