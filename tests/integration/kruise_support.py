@@ -37,11 +37,15 @@ class PlaybookRun:
         return sorted(h for h, s in self.stats.items() if s.get("failures") or s.get("unreachable"))
 
     def task_results(self):
-        """(play name, task name, host, result) for every task result."""
+        """(play name, task name, host, result) for every task result.
+
+        The json callback names a role's task "<role> : <task>"; tests name the task alone.
+        """
         for play in self.output.get("plays", []):
             for task in play.get("tasks", []):
+                name = task["task"]["name"].rpartition(" : ")[2]
                 for host, result in task.get("hosts", {}).items():
-                    yield play["play"]["name"], task["task"]["name"], host, result
+                    yield play["play"]["name"], name, host, result
 
     def changed_tasks(self) -> list[tuple[str, str, list[str]]]:
         """(host, task name, labels of the changed loop items) of every changed task."""

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import yaml
 
+from tests.stack.layout import layout
 from tests.stack.topology import FEDERATION_HOST, Member
 
 
@@ -23,6 +24,8 @@ def build(members: list[Member], federation_kubeconfig: Path, member_kubeconfigs
                 "ansible_python_interpreter": python,
                 "federation_karmada_version": versions["karmada"]["version"],
                 "federation_kruise_chart_version": versions["kruise"]["version"].lstrip("v"),
+                # The chart the stack assembled (the upstream repository is out of reach here).
+                "federation_kruise_chart_ref": str(layout().kruise_chart),
             },
             "children": {
                 "federation": {"hosts": {FEDERATION_HOST: {
