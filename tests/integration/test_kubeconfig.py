@@ -163,21 +163,61 @@ def test_check_mode_reports_changes_and_writes_nothing(stack, dest):
     assert "<redacted sha256:" in result.stdout
 
 
+def changed_tasks(result: subprocess.CompletedProcess) -> list[str]:
+    """The names of the tasks that reported changed on some host, in order."""
+    tasks, current = [], None
+    for line in result.stdout.splitlines():
+        header = re.match(r"^TASK \[(?:[^:\]]+ : )?(.*)\] \*+$", line)
+        if header:
+            current = header.group(1)
+        elif line.startswith("changed: [") and current is not None and current not in tasks:
+            tasks.append(current)
+    return tasks
+
+
+def merged_server(merged: Path, name: str) -> str:
+    data = yaml.safe_load(merged.read_text())
+    (context,) = [c for c in data["contexts"] if c["name"] == name]
+    (cluster,) = [c for c in data["clusters"] if c["name"] == context["context"]["cluster"]]
+    return cluster["cluster"]["server"]
+
+
 def test_a_changed_context_is_switched_with_a_private_backup(stack, dest):
     inventory = install_inventory(stack, dest)
     assert run_playbook(stack.env, inventory).returncode == 0
     member, hostvars = next(iter(hosts(inventory, "members").items()))
+    source = yaml.safe_load(Path(hostvars["cluster_kubeconfig_source"]).read_text())
+    servers = {c["name"]: c["cluster"]["server"] for c in source["clusters"]}
+    endpoint = {c["name"]: servers[c["context"]["cluster"]] for c in source["contexts"]}
+    assert endpoint["internal"] != endpoint["external"]
+    merged = dest / "merged.kubeconfig"
+    assert merged_server(merged, member) == endpoint["internal"]
+
     hostvars["cluster_context"] = "external"
     hostvars["cluster_access"] = "external"
     result = run_playbook(stack.env, inventory, "--limit", member)
     # The stack serves each member's external endpoint through a TCP forwarder, as a cloud LB does.
-    assert result.returncode == 0 and changed(result) == 1, describe(result)
+    # Two files change: the member's own kubeconfig (current-context) and the merged one, whose
+    # context for the member now reaches its external endpoint (a merged file left on the internal
+    # one would send AWX jobs where this host can no longer go).
+    assert result.returncode == 0 and changed(result) == 2, describe(result)
+    assert changed_tasks(result) == ["Install the kubeconfig with the access mode's context selected",
+                                     "Merge every cluster's context into one kubeconfig"], describe(result)
     installed = Path(hostvars["cluster_kubeconfig"])
     assert yaml.safe_load(installed.read_text())["current-context"] == "external"
     assert mode(installed) == 0o600
     backups = [p for p in dest.iterdir() if p.name.startswith(installed.name + ".")]
     assert len(backups) == 1 and mode(backups[0]) == 0o600
     assert yaml.safe_load(backups[0].read_text())["current-context"] == "internal"
+
+    assert merged_server(merged, member) == endpoint["external"]
+    assert mode(merged) == 0o600
+    merged_backups = [p for p in dest.iterdir() if p.name.startswith(merged.name + ".")]
+    assert len(merged_backups) == 1 and mode(merged_backups[0]) == 0o600
+    assert merged_server(merged_backups[0], member) == endpoint["internal"]
+
+    again = run_playbook(stack.env, inventory, "--limit", member)
+    assert again.returncode == 0 and changed(again) == 0, describe(again)
 
 
 def refused(stack, dest: Path, inventory: dict, *expected: str) -> str:
