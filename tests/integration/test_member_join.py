@@ -1,24 +1,27 @@
 """member_join against real Karmada: the role creates what `karmadactl join` creates.
 
-Always (the stack joined by `karmadactl join`, its default): the role run over the karmadactl-made
-registrations reports 0 changed, i.e. every object it would create is already there, equal.
+On the session stack (joined by `karmadactl join`): the role run over the karmadactl-made registrations
+reports 0 changed, i.e. every object it would create is already there, equal.
 
-On a stack started with `--no-join` (run it in its own pass, the stack runner has no port offset to run
-it beside the main stack: `python -m tests.stack down; python -m tests.stack up --no-join;
-.venv/bin/python -m pytest tests/integration/test_member_join.py`): the role registers every member and
-each becomes Ready; a rerun reports 0 changed; then idc1 is unjoined by the role (state absent, everything
-gone), joined by the stack's real `karmadactl join`, and both sets of objects are compared field by field;
-finally the role rerun over karmadactl's registration reports 0 changed again.
+On a second stack started beside it with `--no-join` (own MCF_STACK_STATE and inventory,
+MCF_STACK_PORT_OFFSET=10000): the role registers both members and each becomes Ready; a rerun reports
+0 changed; idc1 is then unjoined by the role (state absent: everything gone, test-ucs untouched), joined
+by the stack's real `karmadactl join` with the same arguments, and both registrations are compared field
+by field; the role rerun over karmadactl's registration reports 0 changed again. The second stack is
+stopped and wiped afterwards.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
-from conftest import wait_for
+from conftest import REPO_ROOT, StackInfo, wait_for
 from federalize_support import playbook
 
 NS = "karmada-cluster"
@@ -92,8 +95,7 @@ def registration(stack, name: str) -> dict:
 
 
 def test_role_over_karmadactl_registrations_changes_nothing(stack):
-    if not stack_joined(stack):
-        pytest.skip("the stack was started with --no-join; test_no_join_stack covers it")
+    assert stack_joined(stack)
     run = playbook(stack.env, "member_join.yml", extra_inventory=region_overlay(stack))
     assert run.returncode == 0, run
     assert run.changed == 0, run
@@ -102,18 +104,44 @@ def test_role_over_karmadactl_registrations_changes_nothing(stack):
     assert secret["data"]["token"] not in run.stdout
 
 
+NO_JOIN_STATE = Path(os.environ.get("MCF_MEMBER_JOIN_STACK_STATE", "/tmp/mcf-member-join-stack"))
+NO_JOIN_PORT_OFFSET = "10000"
+
+
+def second_stack(*args: str, timeout: float = 1800) -> subprocess.CompletedProcess:
+    env = dict(os.environ, MCF_STACK_STATE=str(NO_JOIN_STATE), MCF_STACK_INVENTORY=str(NO_JOIN_STATE / "hosts.yml"),
+               MCF_STACK_PORT_OFFSET=NO_JOIN_PORT_OFFSET)
+    result = subprocess.run([sys.executable, "-m", "tests.stack", *args], cwd=REPO_ROOT, env=env,
+                            capture_output=True, text=True, timeout=timeout, check=False)
+    assert result.returncode == 0, f"tests.stack {' '.join(args)}: {result.stdout}\n{result.stderr}"
+    return result
+
+
 @pytest.fixture(scope="module")
 def no_join_stack(stack):
-    if stack_joined(stack):
-        pytest.skip("needs a stack started with `python -m tests.stack up --no-join` "
-                    "(no port offset in the runner, so it cannot run beside the main stack)")
-    return stack
+    """A 2-member stack beside the session's, members not registered in Karmada."""
+    second_stack("up", "--no-join", "--members", "2")
+    try:
+        exported = {}
+        for line in second_stack("env").stdout.splitlines():
+            key, _equals, value = line.removeprefix("export ").partition("=")
+            exported[key] = value.strip("'")
+        env = dict(os.environ)
+        env.update(exported)
+        members = {key.removeprefix("MCF_MEMBER_KUBECONFIG_").lower().replace("_", "-"): Path(value)
+                   for key, value in exported.items() if key.startswith("MCF_MEMBER_KUBECONFIG_")}
+        yield StackInfo(env=env, state=Path(exported["MCF_STACK_STATE"]),
+                        federation_kubeconfig=Path(exported["MCF_FEDERATION_KUBECONFIG"]), member_kubeconfigs=members)
+    finally:
+        second_stack("down", "--wipe", timeout=600)
 
 
 def test_no_join_stack(no_join_stack):
     stack = no_join_stack
     karmada = stack.karmada()
     overlay = region_overlay(stack)
+    assert not stack_joined(stack)
+    assert karmada.kubectl("get", "clusters", "-o", "name").stdout.strip() == "", "members already registered"
 
     run = playbook(stack.env, "member_join.yml", extra_inventory=overlay)
     assert run.returncode == 0, run
