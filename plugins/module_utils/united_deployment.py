@@ -51,6 +51,30 @@ SUBSET_WORKLOADS = {
     "cloneSetTemplate": ("apps.kruise.io/v1alpha1", "CloneSet"),
     "deploymentTemplate": ("apps/v1", "Deployment"),
 }
+# OpenKruise v1.9.0 added apps.kruise.io/v1beta1 UnitedDeployment and made it the storage version
+# (apis/apps/v1beta1/uniteddeployment_types.go, +kubebuilder:storageversion), so the API server's
+# preferred version. Karmada's resource detector watches preferred versions and compares a
+# ResourceSelector's apiVersion literally (karmada pkg/util/selector.go ResourceSelectorPriority), and
+# its interpreter looks customizations up by the object's apiVersion: the UnitedDeployment, its
+# PropagationPolicy and its ResourceInterpreterCustomization must all name the preferred version.
+UNITED_DEPLOYMENT_V1BETA1_SINCE = (1, 9, 0)
+_VERSION = re.compile(r"^v?(\d+)\.(\d+)(?:\.(\d+))?(?:[-+].*)?$")
+
+
+def united_deployment_api_version(kruise_version=None):
+    """The UnitedDeployment apiVersion a cluster with this Kruise (chart) version prefers.
+
+    An empty version means the newest chart, hence the newest API.
+    """
+    if kruise_version is None or str(kruise_version).strip() == "":
+        return "apps.kruise.io/v1beta1"
+    match = _VERSION.match(str(kruise_version).strip())
+    if not match:
+        raise UnitedDeploymentError(["unrecognised Kruise version %r (expected e.g. 1.9.0)" % (kruise_version,)])
+    numbers = tuple(int(part or 0) for part in match.groups())
+    return "apps.kruise.io/v1beta1" if numbers >= UNITED_DEPLOYMENT_V1BETA1_SINCE else "apps.kruise.io/v1alpha1"
+
+
 _TEMPLATE_WORDS = {
     "statefulSetTemplate": "statefulSetTemplate",
     "advancedStatefulSetTemplate": "advancedStatefulSetTemplate",

@@ -53,10 +53,11 @@ def parse_output(stdout: str) -> dict:
     return results
 
 
-def definition() -> dict:
+def definition(api_version: str = "apps.kruise.io/v1beta1") -> dict:
+    # Karmada picks a customization by the object's apiVersion: the target names the sample's.
     return {"apiVersion": "config.karmada.io/v1alpha1", "kind": "ResourceInterpreterCustomization",
             "metadata": {"name": "declarative-configuration-uniteddeployment"},
-            "spec": {"target": {"apiVersion": "apps.kruise.io/v1alpha1", "kind": "UnitedDeployment"},
+            "spec": {"target": {"apiVersion": api_version, "kind": "UnitedDeployment"},
                      "customizations": {key: {"luaScript": (ROLE / "files" / "uniteddeployment" / f).read_text()}
                                         for key, (_op, f) in SCRIPTS.items()}}}
 
@@ -82,7 +83,8 @@ def test_karmadactl_equals_lupa(tmp_path, customization, sample):
     data = [s for s in load_samples(SAMPLES) if s["name"] == sample][0]
     operation, _file = SCRIPTS[customization]
     ric = tmp_path / "ric.yml"
-    ric.write_text(yaml.safe_dump(definition()))
+    api_version = (data["desired"] or data["observed"])["apiVersion"]
+    ric.write_text(yaml.safe_dump(definition(api_version)))
     argv = [str(karmadactl()), "interpret", "-f", str(ric), "--operation", operation]
     if customization in ("statusReflection", "healthInterpretation"):
         (tmp_path / "observed.yml").write_text(yaml.safe_dump(data["observed"]))
@@ -98,7 +100,7 @@ def test_karmadactl_equals_lupa(tmp_path, customization, sample):
         argv += ["--status-file", str(tmp_path / "status.yml")]
     result = subprocess.run(argv, capture_output=True, text=True, timeout=60, check=False)
     assert result.returncode == 0 and not result.stderr.strip(), result.stderr
-    expected = dict(run_operation(KarmadaLuaVM(), customization, definition()["spec"]["customizations"][customization]["luaScript"],
+    expected = dict(run_operation(KarmadaLuaVM(), customization, definition(api_version)["spec"]["customizations"][customization]["luaScript"],
                                   desired=data["desired"], observed=data["observed"],
                                   status_items=data["status_items"], desired_replica=data["desired_replica"]))
     assert parse_output(result.stdout) == expected

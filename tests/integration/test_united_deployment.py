@@ -25,7 +25,11 @@ def clusters_of(karmada, name=BINDING, namespace="default"):
 
 def subset_replicas(stack, member):
     ud = stack.member(member).get("uniteddeployment.apps.kruise.io", "demo", "-n", "default")
-    return ud["spec"]["replicas"], dict(ud["status"].get("subsetReplicas") or {})
+    status = ud.get("status") or {}
+    # Kruise v1.9.0 serves v1beta1 (subsetStatuses); v1alpha1 had a subsetReplicas map.
+    if "subsetStatuses" in status:
+        return ud["spec"]["replicas"], {s["name"]: s.get("replicas", 0) for s in status["subsetStatuses"]}
+    return ud["spec"]["replicas"], dict(status.get("subsetReplicas") or {})
 
 
 def expect_split(stack, split):

@@ -17,6 +17,21 @@ local function sameForAll(values, count)
   return values[1]
 end
 
+-- Adds one member's subset counters to the sums by subset name.
+local function addSubset(subsets, name, replicas, readyReplicas, partition)
+  if name == nil then
+    return
+  end
+  local sums = subsets[name]
+  if sums == nil then
+    sums = {name = name, replicas = 0, readyReplicas = 0, partition = 0}
+    subsets[name] = sums
+  end
+  sums.replicas = sums.replicas + (replicas or 0)
+  sums.readyReplicas = sums.readyReplicas + (readyReplicas or 0)
+  sums.partition = sums.partition + (partition or 0)
+end
+
 function AggregateStatus(desiredObj, statusItems)
   local generation = (desiredObj.metadata and desiredObj.metadata.generation) or 0
   local previous = desiredObj.status or {}
@@ -34,8 +49,7 @@ function AggregateStatus(desiredObj, statusItems)
     return desiredObj
   end
 
-  local subsetReplicas = {}
-  local subsetNames = {}
+  local subsets = {}
   local conditions = {}
   local conditionIndex = {}
   local revisions = {}
@@ -49,21 +63,19 @@ function AggregateStatus(desiredObj, statusItems)
       status.readyReplicas = status.readyReplicas + (member.readyReplicas or 0)
       status.updatedReplicas = status.updatedReplicas + (member.updatedReplicas or 0)
       status.updatedReadyReplicas = status.updatedReadyReplicas + (member.updatedReadyReplicas or 0)
-      if member.subsetReplicas ~= nil then
-        for _, name in ipairs(subsetNames) do
-          subsetReplicas[name] = subsetReplicas[name] + (member.subsetReplicas[name] or 0)
+      -- Per subset: v1alpha1 members report subsetReplicas (and currentPartitions), v1beta1
+      -- members (Kruise v1.9.0) subsetStatuses.
+      if member.subsetStatuses ~= nil then
+        for _, subset in ipairs(member.subsetStatuses) do
+          addSubset(subsets, subset.name, subset.replicas, subset.readyReplicas, subset.partition)
         end
-        -- New names in a fixed order (sorted), so every Lua implementation builds the same list.
-        local added = {}
-        for name, _ in pairs(member.subsetReplicas) do
-          if subsetReplicas[name] == nil then
-            table.insert(added, name)
+      elseif member.subsetReplicas ~= nil then
+        for name, replicas in pairs(member.subsetReplicas) do
+          local partition = nil
+          if member.currentPartitions ~= nil then
+            partition = member.currentPartitions[name]
           end
-        end
-        table.sort(added)
-        for _, name in ipairs(added) do
-          table.insert(subsetNames, name)
-          subsetReplicas[name] = member.subsetReplicas[name]
+          addSubset(subsets, name, replicas, nil, partition)
         end
       end
       if member.conditions ~= nil then
@@ -97,8 +109,28 @@ function AggregateStatus(desiredObj, statusItems)
   if observedMembers == #items then
     status.observedGeneration = generation
   end
-  if #subsetNames > 0 then
-    status.subsetReplicas = subsetReplicas
+  -- In the shape of the template's own apiVersion: the API server prunes fields its schema lacks.
+  local v1alpha1 = desiredObj.apiVersion == "apps.kruise.io/v1alpha1"
+  local names = {}
+  for name, _ in pairs(subsets) do
+    table.insert(names, name)
+  end
+  -- Sorted, so every Lua implementation builds the same list.
+  table.sort(names)
+  if #names > 0 then
+    if v1alpha1 then
+      local subsetReplicas = {}
+      for _, name in ipairs(names) do
+        subsetReplicas[name] = subsets[name].replicas
+      end
+      status.subsetReplicas = subsetReplicas
+    else
+      local subsetStatuses = {}
+      for _, name in ipairs(names) do
+        table.insert(subsetStatuses, subsets[name])
+      end
+      status.subsetStatuses = subsetStatuses
+    end
   end
   if #conditions > 0 then
     status.conditions = conditions
@@ -107,7 +139,11 @@ function AggregateStatus(desiredObj, statusItems)
   status.currentRevision = sameForAll(revisions, #items)
   local updatedRevision = sameForAll(updatedRevisions, #items)
   if updatedRevision ~= nil then
-    status.updateStatus = {updatedRevision = updatedRevision}
+    if v1alpha1 then
+      status.updateStatus = {updatedRevision = updatedRevision}
+    else
+      status.updatedRevision = updatedRevision
+    end
   end
   status.labelSelector = labelSelector
   desiredObj.status = status

@@ -18,7 +18,12 @@ function InterpretHealth(observedObj)
     return false
   end
   local heldBack = 0
-  if status.updateStatus ~= nil and status.updateStatus.currentPartitions ~= nil then
+  if status.subsetStatuses ~= nil then
+    -- v1beta1 (Kruise v1.9.0): the current partition of each subset.
+    for _, subset in ipairs(status.subsetStatuses) do
+      heldBack = heldBack + (subset.partition or 0)
+    end
+  elseif status.updateStatus ~= nil and status.updateStatus.currentPartitions ~= nil then
     for _, partition in pairs(status.updateStatus.currentPartitions) do
       heldBack = heldBack + partition
     end

@@ -119,7 +119,19 @@ def test_collection_scripts_pass_every_sample(samples):
     assert partial["observedGeneration"] == 0 and "currentRevision" not in partial
     health = dict((r["sample"], r["result"]["healthy"]) for r in results["healthInterpretation"])
     assert health == {"runbook-cloneset": True, "partitioned-rollout-with-dependencies": True,
-                      "fresh-without-replicas": False}
+                      "fresh-without-replicas": False, "v1beta1-partitioned-cloneset": True}
+    # Kruise v1.9.0's v1beta1 status: subsetStatuses summed by name, the updated revision at the top,
+    # and nothing of the v1alpha1 shape (the API server would prune it).
+    v1beta1 = [r for r in results["statusAggregation"] if r["sample"] == "v1beta1-partitioned-cloneset"][0]
+    v1beta1 = v1beta1["result"]["aggregatedStatus"]["status"]
+    assert v1beta1["subsetStatuses"] == [
+        {"name": "regular", "replicas": 3, "readyReplicas": 3, "partition": 2},
+        {"name": "virtual-kubelet", "replicas": 3, "readyReplicas": 3, "partition": 0}]
+    assert v1beta1["updatedRevision"] == "demo-6c8d7f5b9" and v1beta1["observedGeneration"] == 2
+    assert "subsetReplicas" not in v1beta1 and "updateStatus" not in v1beta1
+    reflected = [r for r in results["statusReflection"] if r["sample"] == "v1beta1-partitioned-cloneset"][0]
+    assert reflected["result"]["status"]["subsetStatuses"][0] == {
+        "name": "regular", "replicas": 2, "readyReplicas": 2, "partition": 1}
     deps = results["dependencyInterpretation"][1]["result"]["dependencies"]
     assert [(d["kind"], d["name"]) for d in deps] == [
         ("ConfigMap", "web-config"), ("ConfigMap", "web-files"), ("PersistentVolumeClaim", "web-data"),
@@ -203,3 +215,18 @@ def test_kube_library_arguments_are_checked():
         run_operation(vm, "dependencyInterpretation", body, desired={"spec": {}})
     add = 'local kube = require("kube")\nfunction ReflectStatus(o) return {cpu = kube.resourceAdd("100m", "1", nil)} end'
     assert run_operation(vm, "statusReflection", add, observed={"status": {}}) == [("status", {"cpu": "1100m"})]
+
+
+def test_health_counts_v1beta1_partitions(samples):
+    """Kruise v1.9.0's v1beta1 status holds the partitions in subsetStatuses: pods a partition keeps
+    back are not missing updates, pods it does not keep back are."""
+    observed = [s for s in samples if s["name"] == "v1beta1-partitioned-cloneset"][0]["observed"]
+
+    def healthy(partition):
+        obj = copy.deepcopy(observed)
+        obj["status"]["subsetStatuses"][0]["partition"] = partition
+        return dict(run_operation(KarmadaLuaVM(), "healthInterpretation", script("healthInterpretation"),
+                                  observed=obj))["healthy"]
+
+    assert healthy(1) is True  # 3 updated of 4, 1 held back
+    assert healthy(0) is False  # 3 updated of 4, none held back
