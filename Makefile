@@ -135,10 +135,12 @@ test: ## lint, sanity, units, integration (what .ci/run runs)
 	$(MAKE) integration
 
 demo: collection stack-build stack-up ## start the local stack, run site.yml against it, print the verification
-	ansible-playbook -i $(LOCAL_INVENTORY) site.yml
+	@# The stack's environment puts its helm (with the helm-diff plugin) and kubectl on PATH, as a
+	@# platform engineer's workstation would have them.
+	eval "$$($(PY) -m tests.stack env)" && ansible-playbook -i $(LOCAL_INVENTORY) site.yml
 	@echo
-	@echo "== verification: Karmada member clusters =="
-	$(PY) -m tests.stack status
+	@echo "== verification (written by the verify step) =="
+	@cat reports/verify-*.md 2>/dev/null || echo "no verification report: the verify step did not run"
 
 clean: ## remove .build (not the venv, not the stack cache)
 	rm -rf $(BUILD)
