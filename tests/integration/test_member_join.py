@@ -4,7 +4,7 @@ On the session stack (joined by `karmadactl join`): the role run over the karmad
 reports 0 changed, i.e. every object it would create is already there, equal.
 
 On a second stack started beside it with `--no-join` (own MCF_STACK_STATE and inventory,
-MCF_STACK_PORT_OFFSET=10000): the role registers both members and each becomes Ready; a rerun reports
+MCF_STACK_PORT_OFFSET=5000 by default): the role registers both members and each becomes Ready; a rerun reports
 0 changed; idc1 is then unjoined by the role (state absent: everything gone, test-ucs untouched), joined
 by the stack's real `karmadactl join` with the same arguments, and both registrations are compared field
 by field; the role rerun over karmadactl's registration reports 0 changed again. The second stack is
@@ -105,7 +105,8 @@ def test_role_over_karmadactl_registrations_changes_nothing(stack):
 
 
 NO_JOIN_STATE = Path(os.environ.get("MCF_MEMBER_JOIN_STACK_STATE", "/tmp/mcf-member-join-stack"))
-NO_JOIN_PORT_OFFSET = "10000"
+# 5000: clear of the session stack's ports (offset 0) and of a second stack at the documented 10000.
+NO_JOIN_PORT_OFFSET = os.environ.get("MCF_MEMBER_JOIN_PORT_OFFSET", "5000")
 
 
 def second_stack(*args: str, timeout: float = 1800) -> subprocess.CompletedProcess:
