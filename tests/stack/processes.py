@@ -203,3 +203,24 @@ def log_tail(path: Path, lines: int = 15) -> str:
     except FileNotFoundError:
         return ""
     return "\n".join(text.splitlines()[-lines:])
+
+
+def inotify_instances_in_use() -> int:
+    """inotify instances held by this user's processes (the kernel limit is per user)."""
+    uid = os.getuid()
+    count = 0
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            if proc.stat().st_uid != uid:
+                continue
+            for fd in (proc / "fd").iterdir():
+                try:
+                    if os.readlink(fd) == "anon_inode:inotify":
+                        count += 1
+                except OSError:
+                    continue
+        except OSError:
+            continue
+    return count

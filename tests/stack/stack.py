@@ -40,6 +40,10 @@ REQUIRED_BINARIES = ("etcd", "kube-apiserver", "kube-controller-manager", "kube-
                      "karmada-webhook", "karmadactl")
 
 
+# inotify instances per process, measured on this stack (see Stack._check_inotify).
+INOTIFY_ESTIMATE = {"kube-apiserver": 6, "kube-controller-manager": 7, "kruise-manager": 3}
+
+
 class StackError(RuntimeError):
     pass
 
@@ -85,6 +89,7 @@ class Stack:
         for m in self.members:
             write_if_changed(comps.egress_config_file(m), yaml.safe_dump(comps.egress_configuration(m), sort_keys=False))
         self._check_ports(comps.all_started_by_up())
+        self._check_inotify(comps.all_started_by_up())
 
         self._ensure([comps.etcd()], timeout)
         self._ensure(comps.core()[1:], timeout)
@@ -131,6 +136,27 @@ class Stack:
                     busy.append(f"{spec.name} ({INTERNAL_ADDRESS}:{spec.port})")
         if busy:
             raise StackError("ports already in use by processes the stack did not start: " + ", ".join(busy))
+
+    def _check_inotify(self, specs: list[ProcessSpec]) -> None:
+        """Warn before the kernel's inotify instance limit makes components fail obscurely.
+
+        Every Kubernetes component watches its certificate files (k8s.io/apiserver
+        dynamiccertificates): measured here, a kube-apiserver holds ~6 inotify instances, a
+        kube-controller-manager ~7, the rest 1-3. The default fs.inotify.max_user_instances is 128,
+        and kruise-manager then dies with "failed to new ca-cert watcher: too many open files".
+        """
+        try:
+            limit = int(Path("/proc/sys/fs/inotify/max_user_instances").read_text())
+        except (OSError, ValueError):
+            return
+        missing = [spec for spec in specs if not processes.is_running(processes.read_record(self.state, spec.name))]
+        needed = sum(INOTIFY_ESTIMATE.get(spec.name.rpartition(".")[2], 1) for spec in missing)
+        needed += INOTIFY_ESTIMATE["kruise-manager"] * len(self.members)
+        in_use = processes.inotify_instances_in_use()
+        if in_use + needed > limit:
+            say(f"  warning: about {needed} more inotify instances are needed, {in_use} of {limit} are in use "
+                "(fs.inotify.max_user_instances); components may fail with 'too many open files'. "
+                "Raise it (sysctl fs.inotify.max_user_instances=512) or run fewer members/stacks.")
 
     def _write_kubeconfigs(self, pki: Pki) -> None:
         ca = pki.ca_pem()
