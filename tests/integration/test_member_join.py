@@ -121,8 +121,8 @@ def second_stack(*args: str, timeout: float = 1800) -> subprocess.CompletedProce
 @pytest.fixture(scope="module")
 def no_join_stack(stack):
     """A 2-member stack beside the session's, members not registered in Karmada."""
-    second_stack("up", "--no-join", "--members", "2")
     try:
+        second_stack("up", "--no-join", "--members", "2")
         exported = {}
         for line in second_stack("env").stdout.splitlines():
             key, _equals, value = line.removeprefix("export ").partition("=")
