@@ -153,6 +153,18 @@ def united_deployment_probe(namespace, name="multicloud-federation-readiness-pro
     }
 
 
+# Objects kruise-manager creates by itself, one per Node and named after it: NodeImage
+# (pkg/controller/nodeimage/nodeimage_controller.go Reconcile) and NodePodProbe
+# (pkg/controller/nodepodprobe/node_pod_probe_controller.go syncNodePodProbe). They exist on every
+# member running Kruise and hold no user input, so they never count as what an uninstall destroys.
+PER_NODE_STATE = (("apps.kruise.io", "NodeImage"), ("apps.kruise.io", "NodePodProbe"))
+
+
+def is_per_node_state(crd):
+    """Whether crd (a crd_summary()) is one whose objects kruise-manager keeps for every Node."""
+    return (crd["group"], crd["kind"]) in PER_NODE_STATE
+
+
 def custom_resource_summary(crd, item):
     meta = item.get("metadata") or {}
     entry = {

@@ -53,7 +53,8 @@ options:
     default: default
   custom_resources:
     description:
-      - Also list every object of every Kruise CRD in the cluster (RV(custom_resources)).
+      - Also list every object of every Kruise CRD in the cluster (RV(custom_resources)), except
+        the C(NodeImage) and C(NodePodProbe) that kruise-manager creates by itself for every Node.
     type: bool
     default: false
   wait:
@@ -120,7 +121,9 @@ dry_run:
   type: dict
   sample: {ok: true, message: ""}
 custom_resources:
-  description: Every object of every Kruise CRD (apiVersion, kind, namespace, name, and C(ref), a readable C(kind namespace/name)).
+  description:
+    - Every object of every Kruise CRD (apiVersion, kind, namespace, name, and C(ref), a readable C(kind namespace/name)).
+    - Not the C(NodeImage) and C(NodePodProbe) objects kruise-manager keeps for every Node; they hold no user input.
   returned: when O(custom_resources=true)
   type: list
   elements: dict
@@ -153,6 +156,7 @@ from ansible_collections.multicloud.federation.plugins.module_utils.kruise_insta
     crd_summary,
     custom_resource_summary,
     is_kruise_crd,
+    is_per_node_state,
     readiness_problems,
     united_deployment_probe,
     webhook_summary,
@@ -173,7 +177,9 @@ class ApiError(Exception):
 def api_call(dynamic, method, path, body=None, **params):
     """One raw API request (no discovery, so CRDs created a moment ago are reachable at once)."""
     try:
-        response = dynamic.request(method, path, body=body, **params)
+        # serialize=False: the raw HTTP response, whose body is read below (the default wraps it
+        # in a ResourceInstance, where .data would be a field lookup).
+        response = dynamic.request(method, path, body=body, serialize=False, **params)
     except Exception as exc:  # kubernetes raises ApiException and subclasses
         status = getattr(exc, "status", None)
         if status is None:
@@ -222,7 +228,7 @@ def read_state(dynamic, params):
 def list_custom_resources(dynamic, crds):
     found = []
     for crd in crds:
-        if not crd["established"] or not crd["version"]:
+        if not crd["established"] or not crd["version"] or is_per_node_state(crd):
             continue
         path = "/apis/%s/%s/%s" % (crd["group"], crd["version"], crd["plural"])
         for item in api_call(dynamic, "get", path).get("items") or []:

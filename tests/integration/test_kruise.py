@@ -63,8 +63,8 @@ def webhook_configurations(cluster) -> list[str]:
                   if cluster.kubectl("get", kind, name, "--ignore-not-found", "-o", "name").stdout.strip())
 
 
-def helm_releases(cluster, namespace) -> list[str]:
-    return sorted(r["name"] for r in json.loads(cluster.helm("list", "-n", namespace, "-o", "json").stdout))
+def helm_releases(cluster, namespace, *args) -> list[str]:
+    return sorted(r["name"] for r in json.loads(cluster.helm("list", "-n", namespace, *args, "-o", "json").stdout))
 
 
 def daemon_pods_on_virtual_nodes(member) -> list[str]:
@@ -126,7 +126,36 @@ def assert_not_propagated(stack, seconds=15):
         time.sleep(3)
 
 
-def test_control_plane_first_through_the_ucs_like_endpoint(stack, chart_vars):
+def absent(cluster, kind, name, *args) -> bool:
+    return not cluster.kubectl("get", kind, name, *args, "--ignore-not-found", "-o", "name").stdout.strip()
+
+
+@pytest.fixture(scope="module")
+def without_kruise(stack):
+    """Start from a stack without Kruise anywhere, whatever ran before (test_stack.py, for one,
+    leaves the release `kruise` installed on idc1). Plain helm and kubectl, not the roles under test."""
+    karmada = stack.karmada()
+    members = [stack.member(name) for name in MEMBERS]
+    if "kruise" in helm_releases(karmada, "kruise-system", "-a"):
+        # --no-hooks: the chart's pre-delete hook Job can never run on the control plane.
+        karmada.helm("uninstall", "kruise", "-n", "kruise-system", "--no-hooks", "--wait")
+    for member in members:
+        if "kruise" in helm_releases(member, "default", "-a"):
+            member.helm("uninstall", "kruise", "-n", "default", "--wait")
+    for cluster in (karmada, *members):
+        leftover = kruise_crds(cluster)
+        if leftover:
+            cluster.kubectl("delete", "customresourcedefinitions", *leftover, "--wait=true")
+        cluster.kubectl("delete", "namespace", "kruise-system", "--ignore-not-found", "--wait=false")
+    for cluster in (karmada, *members):
+        wait_for(lambda: absent(cluster, "namespace", "kruise-system"), f"kruise-system gone from {cluster.name}",
+                 timeout=120)
+    for name in MEMBERS:
+        wait_for(lambda: f"{name}.kruise-manager" not in stack.records(), f"{name}'s kruise-manager to stop",
+                 timeout=120)
+
+
+def test_control_plane_first_through_the_ucs_like_endpoint(stack, chart_vars, without_kruise):
     federation = stack.federation()
     version = json.loads(federation.kubectl("get", "--raw", "/version").stdout)
     assert version.get("gitVersion", "") == "", "the federation context should answer like UCS"

@@ -12,6 +12,7 @@ from ansible_collections.multicloud.federation.plugins.module_utils.kruise_insta
     cri_dockerd_nodes,
     custom_resource_summary,
     is_kruise_crd,
+    is_per_node_state,
     readiness_problems,
     toleration_removal_patch,
     united_deployment_probe,
@@ -108,6 +109,14 @@ def test_custom_resource_summary():
         "namespace": "shop", "ref": "UnitedDeployment shop/demo"}
     cluster_scoped = custom_resource_summary(ud, {"metadata": {"name": "x"}})
     assert cluster_scoped["ref"] == "UnitedDeployment x" and "namespace" not in cluster_scoped
+
+
+def test_per_node_state_is_only_what_kruise_manager_creates_per_node():
+    assert is_per_node_state(crd_summary(crd("apps.kruise.io", "NodeImage", "nodeimages", scope="Cluster")))
+    assert is_per_node_state(crd_summary(crd("apps.kruise.io", "NodePodProbe", "nodepodprobes", scope="Cluster")))
+    assert not is_per_node_state(crd_summary(crd("apps.kruise.io", "ImagePullJob", "imagepulljobs")))
+    assert not is_per_node_state(crd_summary(crd("apps.kruise.io", "UnitedDeployment", "uniteddeployments")))
+    assert not is_per_node_state(crd_summary(crd("example.kruise.io", "NodeImage", "nodeimages")))
 
 
 def daemonset(tolerations):
