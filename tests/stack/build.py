@@ -366,7 +366,7 @@ def components(lay: Layout) -> list[Component]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tests.stack build", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m tests.stack build", description=__doc__.split("\n\n", maxsplit=1)[0])
     parser.add_argument("--only", action="append", default=[], help="build only this component (repeatable)")
     parser.add_argument("--force", action="store_true", help="rebuild even when the cache is fresh")
     parser.add_argument("--list", action="store_true", help="list components and whether they are cached")

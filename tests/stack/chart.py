@@ -539,7 +539,10 @@ def manager_template(config: Path) -> str:
 
 def _manager_affinity(indent: int) -> str:
     pad = " " * indent
-    return f"{pad}{{{{- with .Values.manager.nodeAffinity }}}}\n{pad}affinity:\n{pad}  nodeAffinity:\n{{{{- toYaml . | nindent {indent + 4} }}}}\n{pad}{{{{- end }}}}"
+    return (
+        f"{pad}{{{{- with .Values.manager.nodeAffinity }}}}\n{pad}affinity:\n{pad}  nodeAffinity:\n"
+        f"{{{{- toYaml . | nindent {indent + 4} }}}}\n{pad}{{{{- end }}}}"
+    )
 
 
 def daemon_template(config: Path, honour_affinity: bool) -> str:

@@ -262,6 +262,7 @@ def helm(tmp_path_factory):
             text=True,
             env=env,
             timeout=120,
+            check=False,  # the caller's `check` decides, with helm's output in the message
         )
         if check and result.returncode != 0:
             pytest.fail(f"helm {command[0]} failed: {result.stderr}")
