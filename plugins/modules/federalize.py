@@ -25,8 +25,8 @@ description:
     member's, the module refuses and lists the fields, because the member would roll its pods.
   - Resources already present in the control plane are left alone (already federated).
   - With O(verify), after adoption the module waits until the member objects are managed by Karmada
-    and fails if a workload's pods, ReplicaSets or spec changed (its generation may move by one:
-    kube-apiserver bumps a Deployment's generation for the annotations Karmada adds).
+    and fails if a workload's pods, ReplicaSets or spec changed. Its generation may move by one,
+    because kube-apiserver bumps a Deployment's generation for the annotations Karmada adds.
   - The module talks to the control plane through the usual connection options and to the source
     member through O(source_kubeconfig)/O(source_context).
 author:
