@@ -77,7 +77,8 @@ def playbook(env: dict, name: str, extra_vars: dict | None = None, check: bool =
         if limit:
             argv += ["--limit", limit]
         argv.append(str(REPO_ROOT / "playbooks" / name))
-        result = subprocess.run(argv, cwd=REPO_ROOT, env=run_env, capture_output=True, text=True, timeout=timeout)
+        result = subprocess.run(argv, cwd=REPO_ROOT, env=run_env, capture_output=True, text=True, timeout=timeout,
+                                check=False)  # PlaybookRun carries the exit code; tests assert on it
     return PlaybookRun(result.returncode, result.stdout, result.stderr)
 
 
