@@ -196,8 +196,17 @@ def evaluate(template, binding, policy, clusters, members, karmada_version,
                     ready += 1
             updated = sum(1 for p in subset_pods if _images((p.get("spec") or {})) == template_images)
             subset_expected = allocation.get(name, 0)
-            want_updated = expected_updated(ud_kind, subset_expected, partitions.get(name, 0))
             workload = workloads.get(name)
+            partition = partitions.get(name, 0)
+            workload_status = (workload or {}).get("status") or {}
+            if workload_status.get("currentRevision") and \
+                    workload_status.get("currentRevision") == workload_status.get("updateRevision"):
+                # A partition keeps pods on the workload's currentRevision (kruise v1.9.0
+                # pkg/controller/cloneset/sync/cloneset_sync_utils.go calculateDiffsWithExpectation:
+                # expectedTotalOldCount = partition, created from currentRevision by NewVersionedPods);
+                # with no older revision (a new workload) those pods are the update revision.
+                partition = 0
+            want_updated = expected_updated(ud_kind, subset_expected, partition)
             workload_updated = ((workload or {}).get("status") or {}).get("updatedReplicas") or 0
             row = {"cluster": cluster, "subset": name, "expected": subset_expected, "actual": len(subset_pods),
                    "ready": ready, "expected_updated": want_updated, "updated": updated,

@@ -201,6 +201,27 @@ def test_policy_edited_behind_verifys_back(stack, tmp_path):
         assert restore.returncode == 0, str(restore)
 
 
+# The runbook's UnitedDeployment as a complete definition, without spec.replicas.
+RUNBOOK_UD_WITHOUT_REPLICAS = {
+    "apiVersion": "apps.kruise.io/v1beta1", "kind": "UnitedDeployment",
+    "metadata": {"name": "demo", "namespace": "default"},
+    "spec": {
+        "selector": {"matchLabels": {"app": "demo"}},
+        "template": {"cloneSetTemplate": {"metadata": {"labels": {"app": "demo"}}, "spec": {
+            "selector": {"matchLabels": {"app": "demo"}},
+            "template": {"metadata": {"labels": {"app": "demo"}},
+                         "spec": {"containers": [{"name": "main", "image": "nginx:1.25-alpine"}]}}}}},
+        "topology": {"subsets": [
+            {"name": "regular", "replicas": "50%", "nodeSelectorTerm": {"matchExpressions": [
+                {"key": "type", "operator": "NotIn", "values": ["virtual-kubelet"]}]}},
+            {"name": "virtual-kubelet", "nodeSelectorTerm": {"matchExpressions": [
+                {"key": "type", "operator": "In", "values": ["virtual-kubelet"]}]},
+             "tolerations": [{"key": "virtual-kubelet.io/provider", "operator": "Exists"}]}]},
+        "updateStrategy": {"type": "Manual", "manualUpdate": {"partitions": {}}},
+    },
+}
+
+
 def _resource_version(cluster, *args):
     result = cluster.kubectl("get", "-o", "json", *args, check=False)
     return json.loads(result.stdout)["metadata"]["resourceVersion"] if result.returncode == 0 else None
@@ -210,7 +231,9 @@ def _resource_version(cluster, *args):
     ("resource_interpreter.yml", {"resource_interpreter_scripts": {"statusAggregation": "function AggregateStatus(d"}},
      "refused before applying", ("resourceinterpretercustomization.config.karmada.io",
                                  "declarative-configuration-uniteddeployment")),
-    ("united_deployment.yml", {"united_deployment_replicas": None}, "spec.replicas is required",
+    ("united_deployment.yml", {"united_deployment_replicas": None}, "united_deployment_replicas",
+     ("uniteddeployment.apps.kruise.io", "demo", "-n", "default")),
+    ("united_deployment.yml", {"united_deployment_definition": RUNBOOK_UD_WITHOUT_REPLICAS}, "spec.replicas is required",
      ("uniteddeployment.apps.kruise.io", "demo", "-n", "default")),
     ("united_deployment.yml", {"united_deployment_regular_subset": {"name": "Regular", "replicas": "50%"}},
      "invalid subset name", ("uniteddeployment.apps.kruise.io", "demo", "-n", "default")),

@@ -150,3 +150,18 @@ def test_partitions_hold_pods_back():
     assert rows[("idc1", "regular")] == (0, 0) and rows[("test-ucs", "regular")] == (1, 0)
     assert any("test-ucs subset regular: 0 pods run the template's image" in p for p in result["problems"])
     assert not any("idc1 subset regular" in p for p in result["problems"])
+
+
+def test_partitions_hold_nothing_back_without_an_older_revision():
+    # A new subset workload has one revision: the pods a partition keeps on currentRevision are
+    # the update revision (kruise cloneset_sync_utils.go calculateDiffsWithExpectation).
+    template, binding, pp, clusters, members = world()
+    template["spec"]["updateStrategy"]["manualUpdate"]["partitions"] = {"regular": 1}
+    for m in members.values():
+        regular = m["workloads"]["regular"]
+        regular["status"].update({"currentRevision": "demo-1", "updateRevision": "demo-1",
+                                  "updatedReplicas": regular["spec"]["replicas"]})
+    result = run(template, binding, pp, clusters, members)
+    rows = dict(((r["cluster"], r["subset"]), r["expected_updated"]) for r in result["rows"])
+    assert rows[("idc1", "regular")] == 1 and rows[("test-ucs", "regular")] == 2
+    assert not any("updated replicas" in p or "template's image" in p for p in result["problems"]), result["problems"]
