@@ -265,7 +265,11 @@ class Components:
             argv=[self.bin("kwok"), f"--kubeconfig={self.kubeconfig(m.name)}", f"--config={self.layout.kwok_stages}",
                   "--manage-all-nodes=false",
                   "--manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake",
-                  f"--cidr={m.pod_cidr}", f"--server-address={INTERNAL_ADDRESS}:{port}"],
+                  f"--cidr={m.pod_cidr}", f"--server-address={INTERNAL_ADDRESS}:{port}",
+                  # The node-heartbeat-with-lease stage leaves heartbeats to node leases; kwokctl
+                  # passes the lease duration explicitly (pkg/kwokctl/components/kwok_controller.go),
+                  # so do we rather than rely on the configuration default.
+                  "--node-lease-duration-seconds=40"],
             port=port,
             health=http_health(f"http://{INTERNAL_ADDRESS}:{port}/healthz"))
 
