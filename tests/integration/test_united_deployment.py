@@ -4,11 +4,9 @@ anything is applied; a second run changes nothing."""
 
 from __future__ import annotations
 
-import datetime
 import json
 import random
 import sys
-import threading
 from pathlib import Path
 
 import pytest
@@ -22,7 +20,7 @@ BUILD = Path(__file__).resolve().parents[2] / ".build"
 if (BUILD / "ansible_collections" / "multicloud" / "federation").is_dir() and str(BUILD) not in sys.path:
     sys.path.insert(0, str(BUILD))
 
-pytestmark = pytest.mark.usefixtures("stack", "clean_start", "kwok_node_leases")
+pytestmark = pytest.mark.usefixtures("stack", "clean_start")
 
 BINDING = "demo-uniteddeployment"
 UD = ("uniteddeployment.apps.kruise.io", "demo", "-n", "default")
@@ -48,65 +46,6 @@ def clean_start(stack):
     remove()
     yield
     remove()
-
-
-@pytest.fixture(scope="module")
-def kwok_node_leases(stack):
-    """WORKAROUND for a stack defect, active only while it lasts: the stack starts kwok without
-    --node-lease-duration-seconds, whose default in kwok v0.8.0's flags is 0 (kwokctl passes 40), so
-    kwok renews no node Lease. Its heartbeat stage then beats every 10-20 minutes, the node lifecycle
-    controller marks every node NotReady ~40s after kwok's last status patch and, with it, every pod on
-    them (Ready=False), and kwok's pod-ready stage never makes a Running pod Ready again. Until
-    tests/stack passes the flag, this renews each kwok node's Lease every 10s as kwok would; it does
-    nothing for leases another writer (kwok) manages."""
-    members = [stack.member(name) for name in ("idc1", "test-ucs")]
-    MANAGER = "kwok-lease-workaround"  # noqa: N806
-
-    def now():
-        return datetime.datetime.now(datetime.timezone.utc)
-
-    def unmanaged(cluster):
-        """kwok nodes whose Lease nobody but this workaround writes (kwok, when it renews, is another manager)."""
-        nodes = [n["metadata"]["name"] for n in cluster.get("nodes")["items"]
-                 if (n["metadata"].get("annotations") or {}).get("kwok.x-k8s.io/node") == "fake"]
-        leases = {item["metadata"]["name"]: item for item in cluster.get("leases", "-n", "kube-node-lease")["items"]}
-        result = []
-        for node in nodes:
-            managers = {entry.get("manager") for entry in (leases.get(node) or {}).get("metadata", {}).get("managedFields") or []}
-            if not managers - {MANAGER}:
-                result.append(node)
-        return result
-
-    nodes = {cluster.name: unmanaged(cluster) for cluster in members}
-    if not any(nodes.values()):
-        yield
-        return
-    stop = threading.Event()
-
-    def renew():
-        while not stop.is_set():
-            stamp = now().strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-            for cluster in members:
-                leases = [{"apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
-                           "metadata": {"name": node, "namespace": "kube-node-lease"},
-                           "spec": {"holderIdentity": node, "leaseDurationSeconds": 40, "renewTime": stamp}}
-                          for node in nodes[cluster.name]]
-                if leases:
-                    cluster.kubectl("apply", "--server-side", "--force-conflicts", f"--field-manager={MANAGER}",
-                                    "-f", "-", input="\n".join(json.dumps(lease) for lease in leases), check=False)
-            stop.wait(10)
-
-    thread = threading.Thread(target=renew, daemon=True)
-    thread.start()
-    try:
-        yield
-    finally:
-        stop.set()
-        thread.join(timeout=30)
-        for cluster in members:
-            if nodes[cluster.name]:
-                cluster.kubectl("delete", "leases", "-n", "kube-node-lease", *nodes[cluster.name], "--ignore-not-found",
-                                check=False)
 
 
 def clusters_of(karmada, name=BINDING, namespace="default"):
@@ -172,6 +111,9 @@ def test_changing_weights(stack, tmp_path):
 
 
 def test_new_image_with_partitions(stack, tmp_path):
+    # Partitions hold pods back on an older revision: make sure the runbook's revision runs first.
+    base = playbook(stack.env, "site.yml", extra_vars={"verify_report_dir": str(tmp_path)})
+    assert base.returncode == 0, str(base)
     run = playbook(stack.env, "site.yml", extra_vars={
         "united_deployment_image": "nginx:1.27-alpine", "united_deployment_partitions": {"regular": 1},
         "verify_report_dir": str(tmp_path)})
