@@ -15,31 +15,11 @@ from ansible_collections.multicloud.federation.plugins.module_utils.karmada_plac
     node_selector_term_matches,
     policy_selects,
 )
-
-UD = ("apps.kruise.io/v1alpha1", "UnitedDeployment")
-
-
-def cluster(name, labels=None, taints=None, api=True, provider=None):
-    return {
-        "metadata": {"name": name, "labels": labels or {}},
-        "spec": {"taints": taints or [], "provider": provider},
-        "status": {"apiEnablements": [{"groupVersion": UD[0], "resources": [{"name": "uniteddeployments", "kind": UD[1]}]}]
-                   if api else []},
-    }
-
-
-def policy(weights=None, names=None, scheduling="Divided", extra=None):
-    placement = {"clusterAffinity": {"clusterNames": names or []}}
-    if scheduling == "Duplicated":
-        placement["replicaScheduling"] = {"replicaSchedulingType": "Duplicated"}
-    else:
-        placement["replicaScheduling"] = {"replicaSchedulingType": "Divided", "replicaDivisionPreference": "Weighted"}
-        if weights is not None:
-            placement["replicaScheduling"]["weightPreference"] = {"staticWeightList": [
-                {"targetCluster": {"clusterNames": [n]}, "weight": w} for n, w in sorted(weights.items())]}
-    placement.update(extra or {})
-    return {"metadata": {"name": "demo", "namespace": "default"},
-            "spec": {"resourceSelectors": [{"apiVersion": UD[0], "kind": UD[1], "name": "demo"}], "placement": placement}}
+from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.federation_samples import (
+    cluster,
+    policy,
+    UD,
+)
 
 
 def test_runbook_split():

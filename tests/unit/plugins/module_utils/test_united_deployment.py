@@ -19,32 +19,9 @@ from ansible_collections.multicloud.federation.plugins.module_utils.united_deplo
     federation_guards,
     validate,
 )
-
-
-def runbook_ud(replicas=6, kind="cloneSetTemplate"):
-    workload_spec = {"selector": {"matchLabels": {"app": "demo"}},
-                     "template": {"metadata": {"labels": {"app": "demo"}},
-                                  "spec": {"containers": [{"name": "main", "image": "nginx"}]}}}
-    ud = {
-        "apiVersion": "apps.kruise.io/v1alpha1", "kind": "UnitedDeployment",
-        "metadata": {"name": "demo", "namespace": "default"},
-        "spec": {
-            "replicas": replicas,
-            "selector": {"matchLabels": {"app": "demo"}},
-            "template": {kind: {"metadata": {"labels": {"app": "demo"}}, "spec": workload_spec}},
-            "topology": {"subsets": [
-                {"name": "regular", "replicas": "50%",
-                 "nodeSelectorTerm": {"matchExpressions": [{"key": "type", "operator": "NotIn", "values": ["virtual-kubelet"]}]}},
-                {"name": "virtual-kubelet",
-                 "nodeSelectorTerm": {"matchExpressions": [{"key": "type", "operator": "In", "values": ["virtual-kubelet"]}]},
-                 "tolerations": [{"key": "virtual-kubelet.io/provider", "operator": "Exists"}]},
-            ]},
-            "updateStrategy": {"type": "Manual", "manualUpdate": {"partitions": {}}},
-        },
-    }
-    if replicas is None:
-        del ud["spec"]["replicas"]
-    return ud
+from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.federation_samples import (
+    runbook_ud,
+)
 
 
 def messages(ud, old=None):
