@@ -1,8 +1,9 @@
 """``python -m tests.stack build|up|down|status|env`` — the local federation stack's CLI.
 
 - ``build``: build the upstream binaries and extract upstream data (tests/stack/build.py).
-- ``up [--members N] [--no-join|--join] [--timeout S]``: start (or repair) the stack; idempotent.
-  Member count and join choice are remembered for the next ``up``.
+- ``up [--engines karmada,kubeadmiral] [--members N] [--no-join|--join] [--timeout S]``: start (or
+  repair) the stack; idempotent. Both engines unless ``--engines`` names fewer (an engine left out is
+  stopped). Member count and join choice are remembered for the next ``up``.
 - ``down [--wipe]``: stop every process the stack started (by recorded pid); ``--wipe`` also
   deletes the state directory and the generated inventory.
 - ``status [--json]``: every component with pid, port, RSS and health; exit 1 if any is not healthy.
@@ -14,6 +15,15 @@ from __future__ import annotations
 import argparse
 import shlex
 import sys
+
+from tests.stack.topology import ENGINES, parse_engines
+
+
+def _engines(text: str) -> tuple[str, ...]:
+    try:
+        return parse_engines(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -27,10 +37,13 @@ def main(argv: list[str] | None = None) -> int:
     commands = parser.add_subparsers(dest="command", required=True, metavar="{build,up,down,status,env}")
     commands.add_parser("build", help="build the upstream binaries (tests/stack/build.py)")
     up = commands.add_parser("up", help="start the stack, or restart what is down")
+    up.add_argument("--engines", type=_engines, default=",".join(ENGINES),
+                    help="the federations to run, comma-separated (default: karmada,kubeadmiral, what "
+                         "`make test` needs); the processes of an engine left out are stopped")
     up.add_argument("--members", type=int, default=None,
-                    help="number of member clusters (default: as last time, else 2)")
+                    help="number of Karmada member clusters (default: as last time, else 2; KubeAdmiral has 2)")
     up.add_argument("--no-join", dest="join", action="store_false", default=None,
-                    help="leave the members unregistered in Karmada (unjoins them if they were joined)")
+                    help="leave the members unregistered in their federation (unjoins them if they were joined)")
     up.add_argument("--join", dest="join", action="store_true",
                     help="join the members (the default, unless the last up said --no-join)")
     up.add_argument("--timeout", type=float, default=420.0,
@@ -42,18 +55,19 @@ def main(argv: list[str] | None = None) -> int:
     commands.add_parser("env", help="print the stack's paths as shell exports")
     supervise = commands.add_parser("supervise")  # internal: the long-running helper `up` starts
     supervise.add_argument("--members", type=int, required=True)
+    supervise.add_argument("--engines", type=_engines, default=ENGINES[0])
     supervise.add_argument("--code", help="digest of the stack's code (only so that a new checkout restarts it)")
     args = parser.parse_args(argv)
 
     if args.command == "supervise":
         from tests.stack import supervisor
-        return supervisor.main(args.members)
+        return supervisor.main(args.members, args.engines)
 
     from tests.stack.stack import Stack, StackError, format_status, status_json
 
     try:
         if args.command == "up":
-            Stack.load(args.members, args.join).up(args.timeout)
+            Stack.load(args.members, args.join, args.engines).up(args.timeout)
             return 0
         stack = Stack.load()
         if args.command == "down":

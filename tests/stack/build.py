@@ -36,6 +36,8 @@ K8S_VERSION_PACKAGES = ("k8s.io/component-base/version", "k8s.io/client-go/pkg/v
 
 K8S_COMMANDS = ("kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubectl")
 
+KUBEADMIRAL_MODULE = "github.com/kubewharf/kubeadmiral"
+
 # Karmada's cmd/<dir> -> the binary name its images use. hack/build.sh builds them with
 # -tags kubernetes_protomessage_one_more_release and sets pkg/version.gitVersion (hack/util.sh).
 KARMADA_COMMANDS = {
@@ -236,12 +238,7 @@ class Builder:
         work = self.src / f"kruise-{version}"
         stamp = work / ".mcf-source"
         if not stamp.exists():
-            if work.exists():
-                shutil.rmtree(work)
-            shutil.copytree(mod, work, symlinks=True)
-            for path in [work, *work.rglob("*")]:
-                if not path.is_symlink():
-                    path.chmod(path.stat().st_mode | 0o200)
+            writable_copy(mod, work)
             # kruise pins k8s.io/kubernetes v1.32.10 and its staging modules at v0.32.10; several of
             # those tags are not served here, so move them to the Kubernetes version this stack runs.
             k8s = self.layout.versions["kubernetes"]
@@ -262,6 +259,34 @@ class Builder:
         self.timed("kruise-manager", lambda: run(
             ["go", "build", "-trimpath", "-ldflags", "-s -w", "-o", str(out / "kruise-manager"), "."],
             cwd=work, env=env, logfile=logfile, what=f"github.com/openkruise/kruise@{version} (built inside the module)"))
+
+    def kubeadmiral(self, comp: Component, out: Path) -> None:
+        """kubeadmiral-controller-manager, and the CRDs and sample FederatedTypeConfigs of the same module.
+
+        Built inside a writable copy of the module: its go.mod pins every k8s.io library to v0.26.6
+        with `replace` directives, which a wrapper module or `go install` would ignore. Plain
+        `go build ./cmd/controller-manager`, as its own hack/lib/build.sh does (no version ldflags).
+        """
+        version = self.version("kubeadmiral")
+        mod = module_dir(KUBEADMIRAL_MODULE, version, self.env)
+        work = self.src / f"kubeadmiral-{version}"
+        copied = work / ".mcf-source"
+        if not copied.exists():
+            writable_copy(mod, work)
+            copied.write_text(version)
+        self.timed("kubeadmiral-controller-manager", lambda: run(
+            ["go", "build", "-trimpath", "-ldflags", "-s -w", "-o", str(out / "kubeadmiral-controller-manager"),
+             "./cmd/controller-manager"],
+            cwd=work, env=self.env, logfile=self.logs / f"{comp.name}.log",
+            what=f"{KUBEADMIRAL_MODULE}@{version} (built inside the module)"))
+        lay = self.layout
+        if lay.kubeadmiral_crds.parent.exists():
+            shutil.rmtree(lay.kubeadmiral_crds.parent)
+        # What upstream's hack/make-rules/deploy-kubeadmiral.sh creates on the host: the core CRDs
+        # (not the multicluster.x-k8s.io ones, only the MCS controllers need those) and the sample FTCs.
+        copy_tree(mod / "config" / "crds" / "bases" / "core_kubeadmiral_io", lay.kubeadmiral_crds)
+        shutil.copy2(mod / "config" / "sample" / "host" / "01-ftc.yaml", lay.kubeadmiral_ftcs)
+        lay.kubeadmiral_ftcs.chmod(0o644)
 
     def oracle(self, comp: Component, out: Path) -> None:
         from tests.stack import oracle  # written alongside the filters it checks
@@ -344,6 +369,16 @@ class Builder:
             target.symlink_to(out / "helm-plugins")
 
 
+def writable_copy(module: Path, work: Path) -> None:
+    """A fresh copy of a (read-only) module directory to build inside."""
+    if work.exists():
+        shutil.rmtree(work)
+    shutil.copytree(module, work, symlinks=True)
+    for path in [work, *work.rglob("*")]:
+        if not path.is_symlink():
+            path.chmod(path.stat().st_mode | 0o200)
+
+
 def copy_tree(src: Path, dst: Path) -> None:
     shutil.copytree(src, dst, symlinks=False)
     for path in [dst, *dst.rglob("*")]:
@@ -362,6 +397,7 @@ def components(lay: Layout) -> list[Component]:
         Component("karmada", tuple(KARMADA_COMMANDS.values()), Builder.karmada, "karmada-2"),
         Component("kruise", ("kruise-manager",), Builder.kruise, "kruise-1"),
         Component("oracle", ("karmada-oracle", "kruise-oracle"), Builder.oracle, "oracle-1", sources=("oracle.py", "oracle")),
+        Component("kubeadmiral", ("kubeadmiral-controller-manager",), Builder.kubeadmiral, "kubeadmiral-1"),
     ]
 
 

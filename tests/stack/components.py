@@ -16,7 +16,13 @@ Flags follow the upstream deploy manifests, with addresses made local and every 
   standalone binary has none built in.
 - kruise-manager: kruise ``main.go`` flags and ``pkg/webhook/util/util.go`` environment (started by
   the supervisor's kubelet loop, see ``kruise_kubelet.py``).
-- member apiservers send their `cluster` egress (webhook calls) through the supervisor's CONNECT
+- KubeAdmiral's host kube-apiserver and kube-controller-manager: kubeadmiral
+  ``config/deploy/controlplane/kube-apiserver.yaml`` (no ServiceAccount or StorageObjectInUseProtection
+  admission: the host runs neither controller) and ``kube-controller-manager.yaml`` (only the namespace
+  and garbage-collector controllers, so host Deployments stay templates and get no ReplicaSets);
+  kubeadmiral-controller-manager: ``cmd/controller-manager/app/options/options.go``, with the MCS
+  controllers off (see manifests.KUBEADMIRAL_FTCS_LEFT_OUT) and ``make dev-run``'s worker count.
+- Karmada's member apiservers send their `cluster` egress (webhook calls) through the supervisor's CONNECT
   proxy (``--egress-selector-config-file``, k8s.io/apiserver ``pkg/apis/apiserver`` types
   ``EgressSelectorConfiguration``), which routes Kruise's webhook Service to the local kruise-manager.
 """
@@ -37,13 +43,17 @@ from tests.stack.layout import Layout
 from tests.stack.pki import SERVICE_CLUSTER_IP_RANGE, Pki
 from tests.stack.processes import ProcessSpec
 from tests.stack.state import REPO_ROOT, StatePaths
-from tests.stack.topology import INTERNAL_ADDRESS, KarmadaPorts, Member, karmada_ports
+from tests.stack.topology import (EXTERNAL_ADDRESS, INTERNAL_ADDRESS, KARMADA_ENGINE, KUBEADMIRAL_HOST, EngineChoice,
+                                  KarmadaPorts, KubeAdmiralPorts, Member, karmada_ports, kubeadmiral_members,
+                                  kubeadmiral_ports)
 
 KARMADA = "karmada"
+KUBEADMIRAL = KUBEADMIRAL_HOST
 SERVICE_ACCOUNT_ISSUER = "https://kubernetes.default.svc.cluster.local"
 # artifacts/deploy/kube-controller-manager.yaml: only what a control plane without nodes needs.
 KARMADA_KCM_CONTROLLERS = ("namespace,garbagecollector,serviceaccount-token,ttl-after-finished,bootstrapsigner,"
                            "tokencleaner,csrcleaner,csrsigning,clusterrole-aggregation")
+KUBEADMIRAL_KCM_CONTROLLERS = "namespace,garbagecollector"
 
 
 def http_health(url: str, verify: str | bool = False, expect: str | None = None):
@@ -76,12 +86,25 @@ def tls_health(host: str, port: int, ca: Path):
 
 
 @dataclass
-class Components:
+class Components(EngineChoice):
+    """The processes of the engines asked for: ``members`` are Karmada's (empty without Karmada),
+    KubeAdmiral's two members come with its engine."""
+
     layout: Layout
     state: StatePaths
     pki: Pki
     members: list[Member]
+    engines: tuple[str, ...] = (KARMADA_ENGINE,)
     ports: KarmadaPorts = field(default_factory=karmada_ports)
+    kubeadmiral_ports: KubeAdmiralPorts = field(default_factory=kubeadmiral_ports)
+
+    @property
+    def kubeadmiral_members(self) -> list[Member]:
+        return kubeadmiral_members() if self.kubeadmiral else []
+
+    @property
+    def all_members(self) -> list[Member]:
+        return [*self.members, *self.kubeadmiral_members]
 
     def bin(self, name: str) -> str:
         return str(self.layout.binary(name))
@@ -89,12 +112,19 @@ class Components:
     def kubeconfig(self, cluster: str) -> str:
         return str(self.state.component_kubeconfig(cluster))
 
+    def apiserver_port(self, cluster: str) -> int:
+        if cluster == KARMADA:
+            return self.ports.apiserver
+        if cluster == KUBEADMIRAL:
+            return self.kubeadmiral_ports.apiserver
+        return self.member(cluster).apiserver_port
+
     def api(self, cluster: str) -> Api:
-        port = self.ports.apiserver if cluster == KARMADA else self.member(cluster).apiserver_port
-        return Api(f"https://{INTERNAL_ADDRESS}:{port}", self.pki.ca_crt, self.pki.crt("admin"), self.pki.key("admin"))
+        return Api(f"https://{INTERNAL_ADDRESS}:{self.apiserver_port(cluster)}", self.pki.ca_crt,
+                   self.pki.crt("admin"), self.pki.key("admin"))
 
     def member(self, name: str) -> Member:
-        for m in self.members:
+        for m in self.all_members:
             if m.name == name:
                 return m
         raise KeyError(name)
@@ -118,11 +148,8 @@ class Components:
 
     def apiserver(self, cluster: str) -> ProcessSpec:
         pki = self.pki
-        if cluster == KARMADA:
-            port, prefix = self.ports.apiserver, "/karmada"
-        else:
-            m = self.member(cluster)
-            port, prefix = m.apiserver_port, m.etcd_prefix
+        port = self.apiserver_port(cluster)
+        prefix = f"/{cluster}" if cluster in (KARMADA, KUBEADMIRAL) else self.member(cluster).etcd_prefix
         argv = [
             self.bin("kube-apiserver"),
             f"--etcd-servers=http://{INTERNAL_ADDRESS}:{self.ports.etcd_client}", f"--etcd-prefix={prefix}",
@@ -145,11 +172,14 @@ class Components:
             "--requestheader-group-headers=X-Remote-Group",
             "--requestheader-username-headers=X-Remote-User",
         ]
-        if cluster != KARMADA:
+        if cluster in {m.name for m in self.members}:
+            # Only Karmada's members run Kruise, whose webhooks need the supervisor's egress routes.
             argv.append(f"--egress-selector-config-file={self.egress_config_file(self.member(cluster))}")
+        if cluster in (KARMADA, KUBEADMIRAL):
+            # A control plane runs neither the ServiceAccount nor the PVC-protection controller.
+            argv.append("--disable-admission-plugins=StorageObjectInUseProtection,ServiceAccount")
         if cluster == KARMADA:
             argv += [
-                "--disable-admission-plugins=StorageObjectInUseProtection,ServiceAccount",
                 "--enable-bootstrap-token-auth=true", "--tls-min-version=VersionTLS13",
                 # The federation endpoint's bearer token (a UCS-like token user).
                 f"--token-auth-file={pki.token_auth_file}",
@@ -159,18 +189,21 @@ class Components:
 
     # ------------------------------------------------------------------ Karmada
     def karmada_kube_controller_manager(self) -> ProcessSpec:
-        pki, kubeconfig = self.pki, self.kubeconfig(KARMADA)
-        port = self.ports.kube_controller_manager
+        return self.host_kube_controller_manager(KARMADA, self.ports.kube_controller_manager, KARMADA_KCM_CONTROLLERS)
+
+    def host_kube_controller_manager(self, cluster: str, port: int, controllers: str) -> ProcessSpec:
+        """kube-controller-manager of a federation's host cluster, limited to the controllers it needs."""
+        pki, kubeconfig = self.pki, self.kubeconfig(cluster)
         return ProcessSpec(
-            name="karmada.kube-controller-manager",
+            name=f"{cluster}.kube-controller-manager",
             argv=[self.bin("kube-controller-manager"), f"--kubeconfig={kubeconfig}",
                   f"--authentication-kubeconfig={kubeconfig}", f"--authorization-kubeconfig={kubeconfig}",
                   f"--bind-address={INTERNAL_ADDRESS}", f"--secure-port={port}",
                   f"--tls-cert-file={pki.crt('components')}", f"--tls-private-key-file={pki.key('components')}",
-                  f"--client-ca-file={pki.ca_crt}", "--cluster-name=karmada",
+                  f"--client-ca-file={pki.ca_crt}", f"--cluster-name={cluster}",
                   f"--cluster-signing-cert-file={pki.ca_crt}", f"--cluster-signing-key-file={pki.ca_key}",
-                  f"--controllers={KARMADA_KCM_CONTROLLERS}", "--leader-elect=false",
-                  f"--root-ca-file={pki.ca_crt}", f"--service-account-private-key-file={pki.sa_key(KARMADA)}",
+                  f"--controllers={controllers}", "--leader-elect=false",
+                  f"--root-ca-file={pki.ca_crt}", f"--service-account-private-key-file={pki.sa_key(cluster)}",
                   f"--service-cluster-ip-range={SERVICE_CLUSTER_IP_RANGE}", "--use-service-account-credentials=true",
                   "--profiling=false"],
             port=port,
@@ -226,6 +259,27 @@ class Components:
             port=p.scheduler_health,
             health=http_health(f"http://{INTERNAL_ADDRESS}:{p.scheduler_health}/healthz"))
 
+    # ------------------------------------------------------------------ KubeAdmiral
+    def kubeadmiral_kube_controller_manager(self) -> ProcessSpec:
+        return self.host_kube_controller_manager(KUBEADMIRAL, self.kubeadmiral_ports.kube_controller_manager,
+                                                 KUBEADMIRAL_KCM_CONTROLLERS)
+
+    def kubeadmiral_controller_manager(self) -> ProcessSpec:
+        p = self.kubeadmiral_ports
+        port = p.controller_manager_health
+        return ProcessSpec(
+            name="kubeadmiral.kubeadmiral-controller-manager",
+            argv=[self.bin("kubeadmiral-controller-manager"), f"--kubeconfig={self.kubeconfig(KUBEADMIRAL)}",
+                  "--enable-leader-elect=false", "--controllers=*,-serviceexport,-serviceimport",
+                  "--worker-count=5", f"--port={port}",
+                  # Kept on: with --export-prometheus=false every metric update becomes a log line.
+                  f"--prometheus-addr={INTERNAL_ADDRESS}", f"--prometheus-port={p.controller_manager_metrics}",
+                  # The shortest period it accepts: a member that went down shows in 15s, not 30s.
+                  "--cluster-health-check-period=15s"],
+            port=port,
+            # Ready once every controller's informers have synced (each one is a readyz check).
+            health=http_health(f"http://{INTERNAL_ADDRESS}:{port}/readyz"))
+
     # ------------------------------------------------------------------ members
     def member_kube_controller_manager(self, m: Member) -> ProcessSpec:
         pki, kubeconfig = self.pki, self.kubeconfig(m.name)
@@ -275,17 +329,24 @@ class Components:
 
     # ------------------------------------------------------------------ the stack's own loops
     def supervisor(self) -> ProcessSpec:
-        port = self.ports.federation_proxy
+        if self.karmada:
+            port = self.ports.federation_proxy
+            health = http_health(f"https://{INTERNAL_ADDRESS}:{port}/version", verify=str(self.pki.ca_crt))
+        else:
+            # Without Karmada there is no federation proxy; a member's external forwarder (on the
+            # second loopback address, the member apiserver's port) answers instead.
+            port = None
+            health = tls_health(EXTERNAL_ADDRESS, self.kubeadmiral_members[0].apiserver_port, self.pki.ca_crt)
         return ProcessSpec(
             name="supervisor",
-            # The member count and a digest of the stack's code are in the command line, so a changed
-            # --members or an updated checkout restarts it on the next `up`.
+            # The member count, the engines and a digest of the stack's code are in the command line,
+            # so a changed --members or --engines or an updated checkout restarts it on the next `up`.
             argv=[sys.executable, "-m", "tests.stack", "supervise", f"--members={len(self.members)}",
-                  f"--code={code_digest()}"],
+                  f"--engines={','.join(self.engines)}", f"--code={code_digest()}"],
             env={"MCF_STACK_STATE": str(self.state.root), "PYTHONUNBUFFERED": "1"},
             cwd=REPO_ROOT,
             port=port,
-            health=http_health(f"https://{INTERNAL_ADDRESS}:{port}/version", verify=str(self.pki.ca_crt)))
+            health=health)
 
     def kruise_manager(self, m: Member, pod_args: list[str], pod_env: dict[str, str]) -> ProcessSpec:
         """kruise-manager for one member, with the args and env of the chart's pod, made local."""
@@ -341,22 +402,36 @@ class Components:
         }
 
     # ------------------------------------------------------------------ ordering
+    def hosts(self) -> list[str]:
+        """The federations' host clusters (their control planes' apiservers)."""
+        return [cluster for cluster, on in ((KARMADA, self.karmada), (KUBEADMIRAL, self.kubeadmiral)) if on]
+
     def core(self) -> list[ProcessSpec]:
         """etcd and the apiservers: everything else needs them."""
-        return [self.etcd(), self.apiserver(KARMADA), *[self.apiserver(m.name) for m in self.members]]
+        return [self.etcd(), *[self.apiserver(cluster) for cluster in self.hosts()],
+                *[self.apiserver(m.name) for m in self.all_members]]
 
     def controllers(self) -> list[ProcessSpec]:
-        specs = [self.karmada_kube_controller_manager(), self.karmada_aggregated_apiserver(), self.karmada_webhook()]
-        for m in self.members:
+        specs = []
+        if self.karmada:
+            specs += [self.karmada_kube_controller_manager(), self.karmada_aggregated_apiserver(), self.karmada_webhook()]
+        if self.kubeadmiral:
+            specs.append(self.kubeadmiral_kube_controller_manager())
+        for m in self.all_members:
             specs += [self.member_kube_controller_manager(m), self.member_kube_scheduler(m), self.member_kwok(m)]
         return specs
 
     def karmada_controllers(self) -> list[ProcessSpec]:
         """Started once the CRDs and webhook configurations are in place."""
-        return [self.karmada_controller_manager(), self.karmada_scheduler()]
+        return [self.karmada_controller_manager(), self.karmada_scheduler()] if self.karmada else []
+
+    def kubeadmiral_controllers(self) -> list[ProcessSpec]:
+        """Started once the host answers and has its CRDs (it panics at start-up otherwise)."""
+        return [self.kubeadmiral_controller_manager()] if self.kubeadmiral else []
 
     def all_started_by_up(self) -> list[ProcessSpec]:
-        return [*self.core(), *self.controllers(), *self.karmada_controllers(), self.supervisor()]
+        return [*self.core(), *self.controllers(), *self.karmada_controllers(), *self.kubeadmiral_controllers(),
+                self.supervisor()]
 
 
 def code_digest() -> str:

@@ -1,8 +1,14 @@
-"""The Ansible inventory for the local stack (inventories/local/hosts.yml).
+"""The Ansible inventories for the local stack, one per federation.
 
-One inventory host per cluster: group ``federation`` holds the Karmada control plane reached
-through the UCS-like ``federation`` endpoint, group ``members`` the member clusters with their
-static weights and the virtual-kubelet flag (every stack member has a virtual-kubelet node).
+One inventory describes one federation: group ``federation`` holds its control plane, group
+``members`` its member clusters with their static weights and the virtual-kubelet flag (every stack
+member has a virtual-kubelet node), and ``federation_engine`` says which engine runs it. Both use the
+same variable names, so a playbook or test runs on either by its inventory alone:
+
+- Karmada (``inventories/local/hosts.yml``): the control plane reached through the UCS-like
+  ``federation`` endpoint;
+- KubeAdmiral (``inventories/local-kubeadmiral/hosts.yml``): the host apiserver itself, which is what
+  Volcengine DCP hands out a kubeconfig for.
 """
 
 from __future__ import annotations
@@ -12,23 +18,40 @@ from pathlib import Path
 import yaml
 
 from tests.stack.layout import layout
-from tests.stack.topology import FEDERATION_HOST, Member
+from tests.stack.topology import FEDERATION_HOST, KARMADA_ENGINE, KUBEADMIRAL_ENGINE, KUBEADMIRAL_HOST, Member
 
 
 def build(members: list[Member], federation_kubeconfig: Path, member_kubeconfigs: dict[str, Path],
           versions: dict, python: str) -> dict:
+    """The Karmada federation's inventory."""
+    return _federation(FEDERATION_HOST, federation_kubeconfig, members, member_kubeconfigs, {
+        "ansible_connection": "local",
+        "ansible_python_interpreter": python,
+        "federation_engine": KARMADA_ENGINE,
+        "federation_karmada_version": versions["karmada"]["version"],
+        "federation_kruise_chart_version": versions["kruise"]["version"].lstrip("v"),
+        # The chart the stack assembled (the upstream repository is out of reach here).
+        "federation_kruise_chart_ref": str(layout().kruise_chart),
+    })
+
+
+def build_kubeadmiral(members: list[Member], federation_kubeconfig: Path, member_kubeconfigs: dict[str, Path],
+                      python: str) -> dict:
+    """The KubeAdmiral federation's inventory."""
+    return _federation(KUBEADMIRAL_HOST, federation_kubeconfig, members, member_kubeconfigs, {
+        "ansible_connection": "local",
+        "ansible_python_interpreter": python,
+        "federation_engine": KUBEADMIRAL_ENGINE,
+    })
+
+
+def _federation(host: str, federation_kubeconfig: Path, members: list[Member], member_kubeconfigs: dict[str, Path],
+                group_vars: dict) -> dict:
     return {
         "all": {
-            "vars": {
-                "ansible_connection": "local",
-                "ansible_python_interpreter": python,
-                "federation_karmada_version": versions["karmada"]["version"],
-                "federation_kruise_chart_version": versions["kruise"]["version"].lstrip("v"),
-                # The chart the stack assembled (the upstream repository is out of reach here).
-                "federation_kruise_chart_ref": str(layout().kruise_chart),
-            },
+            "vars": group_vars,
             "children": {
-                "federation": {"hosts": {FEDERATION_HOST: {
+                "federation": {"hosts": {host: {
                     "cluster_kubeconfig": str(federation_kubeconfig),
                     "cluster_access": "federation",
                 }}},

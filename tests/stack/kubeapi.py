@@ -23,11 +23,14 @@ KINDS = {
     "Node": ("/api/v1", "nodes", False),
     "Service": ("/api/v1", "services", True),
     "ConfigMap": ("/api/v1", "configmaps", True),
+    "Secret": ("/api/v1", "secrets", True),
     "CustomResourceDefinition": ("/apis/apiextensions.k8s.io/v1", "customresourcedefinitions", False),
     "APIService": ("/apis/apiregistration.k8s.io/v1", "apiservices", False),
     "MutatingWebhookConfiguration": ("/apis/admissionregistration.k8s.io/v1", "mutatingwebhookconfigurations", False),
     "ValidatingWebhookConfiguration": ("/apis/admissionregistration.k8s.io/v1", "validatingwebhookconfigurations", False),
     "Cluster": ("/apis/cluster.karmada.io/v1alpha1", "clusters", False),
+    "FederatedCluster": ("/apis/core.kubeadmiral.io/v1alpha1", "federatedclusters", False),
+    "FederatedTypeConfig": ("/apis/core.kubeadmiral.io/v1alpha1", "federatedtypeconfigs", False),
 }
 
 
@@ -99,6 +102,14 @@ class Api:
             return None
         _check(response, "create", path)
         return response.json()
+
+    def delete(self, path: str) -> bool:
+        """DELETE an object; False if it was not there."""
+        response = self.request("DELETE", path)
+        if response.status_code == 404:
+            return False
+        _check(response, "delete", path)
+        return True
 
     def readyz(self) -> tuple[bool, str]:
         try:

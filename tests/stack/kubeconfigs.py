@@ -3,7 +3,8 @@
 A member's file has two contexts, ``internal`` (the VPC endpoint) and ``external`` (the public
 endpoint), as a CCE/UCS console download does; the federation file has ``federation`` (the
 UCS-like endpoint, through the stack's proxy, with a bearer token) and ``karmada`` (the Karmada
-apiserver itself, with the admin client certificate). Credentials are embedded, files are 0600.
+apiserver itself, with the admin client certificate); KubeAdmiral's federation file has one context,
+``federation``, for its host apiserver. Credentials are embedded, files are 0600.
 """
 
 from __future__ import annotations
@@ -64,6 +65,13 @@ def federation(ports: KarmadaPorts, ca_pem: bytes, token: str, cert_pem: bytes, 
         contexts={FEDERATION_CONTEXT: ("federation", "federation-user"),
                   KARMADA_CONTEXT: ("karmada-apiserver", "karmada-admin")},
         current=FEDERATION_CONTEXT, ca_pem=ca_pem)
+
+
+def kubeadmiral_federation(server: str, ca_pem: bytes, cert_pem: bytes, key_pem: bytes) -> dict:
+    """The KubeAdmiral federation's file: its host apiserver itself, context ``federation``."""
+    return build(clusters={"kubeadmiral-host": server}, users={"kubeadmiral-admin": cert_user(cert_pem, key_pem)},
+                 contexts={FEDERATION_CONTEXT: ("kubeadmiral-host", "kubeadmiral-admin")},
+                 current=FEDERATION_CONTEXT, ca_pem=ca_pem)
 
 
 def component(cluster: str, server: str, ca_pem: bytes, cert_pem: bytes, key_pem: bytes) -> dict:

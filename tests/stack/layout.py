@@ -40,6 +40,7 @@ COMPONENT_INPUTS = {
     "karmada": ("karmada",),
     "kruise": ("kruise", "kubernetes"),
     "oracle": ("karmada", "kruise", "kubernetes"),
+    "kubeadmiral": ("kubeadmiral",),
 }
 
 
@@ -83,6 +84,16 @@ class Layout:
     @property
     def kwok_stages(self) -> Path:
         return self.data_dir / f"kwok-{self.versions['kwok']['version']}" / "stages.yaml"
+
+    @property
+    def kubeadmiral_crds(self) -> Path:
+        """KubeAdmiral's core.kubeadmiral.io CRDs, as the module ships them."""
+        return self.data_dir / f"kubeadmiral-{self.versions['kubeadmiral']['version']}" / "crds"
+
+    @property
+    def kubeadmiral_ftcs(self) -> Path:
+        """The module's sample FederatedTypeConfigs, unedited (manifests.py edits them for the host)."""
+        return self.data_dir / f"kubeadmiral-{self.versions['kubeadmiral']['version']}" / "ftc.yaml"
 
     @property
     def charts_dir(self) -> Path:

@@ -8,6 +8,12 @@ the in-cluster service host replaced by the local webhook, and the aggregated ap
 behind an ExternalName Service (``artifacts/deploy/karmada-aggregated-apiserver-apiservice.yaml``;
 ``externalName: localhost`` plus ``spec.service.port`` as in the Karmada "install by binary" guide).
 Members: KWOK nodes.
+
+KubeAdmiral (kubewharf/kubeadmiral v1.0.0): the ``kube-admiral-system`` namespace
+(``config/sample/host/00-namespace.yaml``), the ``core.kubeadmiral.io`` CRDs
+(``config/crds/bases/core_kubeadmiral_io/``), the sample FederatedTypeConfigs
+(``config/sample/host/01-ftc.yaml``) edited for a v1.32 host, and per member the Secret and
+FederatedCluster of ``docs/cluster-joining.md``.
 """
 
 from __future__ import annotations
@@ -26,14 +32,47 @@ KARMADA_SYSTEM = "karmada-system"
 KWOK_NODE_ANNOTATION = ("kwok.x-k8s.io/node", "fake")
 VIRTUAL_KUBELET_TAINT = {"key": "virtual-kubelet.io/provider", "value": "huawei", "effect": "NoSchedule"}
 
+# Hard-coded in KubeAdmiral (pkg/controllers/common/constants.go DefaultFedSystemNamespace; no flag).
+KUBEADMIRAL_SYSTEM = "kube-admiral-system"
+KUBEADMIRAL_API = "core.kubeadmiral.io/v1alpha1"
+# The v1.0.0 sample FTCs name API versions a v1.32 apiserver no longer serves (batch/v1beta1 and
+# discovery.k8s.io/v1beta1 went in 1.25, autoscaling/v2beta2 in 1.26): their informers would never
+# sync. Upstream moved the same three FTCs to these GA versions after v1.0.0 (PR #320, commit
+# ba4ca99 "feat: upgrade 1.20 to 1.26"). FTC name -> (version in the sample, version served by 1.32).
+KUBEADMIRAL_FTC_VERSIONS = {
+    "cronjobs.batch": ("v1beta1", "v1"),
+    "horizontalpodautoscalers.autoscaling": ("v2beta2", "v2"),
+    "endpointslices.discovery.k8s.io": ("v1beta1", "v1"),
+}
+# The multi-cluster-services types: the stack installs neither their CRDs
+# (config/crds/bases/multicluster_x-k8s_io) nor runs their controllers (--controllers
+# '*,-serviceexport,-serviceimport': both watch discovery.k8s.io/v1beta1 EndpointSlices, hard-coded
+# in cmd/controller-manager/app/core.go, so they never become ready on 1.32).
+KUBEADMIRAL_FTCS_LEFT_OUT = ("serviceexports.multicluster.x-k8s.io", "serviceimports.multicluster.x-k8s.io")
+# Upstream's install marks what the host has of these kinds before KubeAdmiral first starts (its
+# bootstrap RBAC, the `kubernetes` Service, kube-system ConfigMaps) as not to be federated
+# (hack/make-rules/deploy-kubeadmiral.sh step 4: `kubectl annotate <kind> -A --all`); the federate
+# controller skips objects with a non-empty value (pkg/controllers/federate/controller.go).
+KUBEADMIRAL_NOT_FEDERATED = ("kubeadmiral.io/no-federated-resource", "1")
+KUBEADMIRAL_NOT_FEDERATED_COLLECTIONS = (
+    "/apis/apps/v1/deployments", "/apis/apps/v1/daemonsets", "/api/v1/configmaps", "/api/v1/secrets",
+    "/apis/rbac.authorization.k8s.io/v1/roles", "/apis/rbac.authorization.k8s.io/v1/rolebindings",
+    "/apis/rbac.authorization.k8s.io/v1/clusterroles", "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings",
+    "/api/v1/services",
+)
+
 
 def _b64(data: bytes) -> str:
     return base64.b64encode(data).decode()
 
 
+# libyaml's loader where PyYAML has it: parsing the CRDs is most of a warm `up` with the pure-Python one.
+SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
 def load_yaml_documents(path: Path) -> list[dict]:
     with path.open() as handle:
-        return [doc for doc in yaml.safe_load_all(handle) if isinstance(doc, dict)]
+        return [doc for doc in yaml.load_all(handle, Loader=SAFE_LOADER) if isinstance(doc, dict)]
 
 
 def karmada_namespace() -> dict:
@@ -181,3 +220,72 @@ def _node_status(capacity: dict, allocatable: dict, kubelet_version: str, addres
         "nodeInfo": {"kubeletVersion": kubelet_version, "kubeProxyVersion": kubelet_version,
                      "operatingSystem": "linux", "architecture": "amd64"},
     }}
+
+
+# ---------------------------------------------------------------------------------------- KubeAdmiral
+def kubeadmiral_namespace() -> dict:
+    return {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": KUBEADMIRAL_SYSTEM}}
+
+
+def kubeadmiral_crds(crd_dir: Path) -> list[dict]:
+    if not crd_dir.is_dir():
+        raise FileNotFoundError(f"KubeAdmiral CRD directory {crd_dir} is missing: run `python -m tests.stack build`")
+    crds = [doc for path in sorted(crd_dir.glob("*.yaml")) for doc in load_yaml_documents(path)
+            if doc.get("kind") == "CustomResourceDefinition"]
+    if not crds:
+        raise FileNotFoundError(f"no CustomResourceDefinition found under {crd_dir}")
+    return crds
+
+
+def kubeadmiral_ftcs(path: Path) -> list[dict]:
+    """The module's sample FederatedTypeConfigs as a v1.32 host needs them (see KUBEADMIRAL_FTC_VERSIONS).
+
+    A sample that no longer has an FTC this edits, or has it at another version, is an error: a
+    new KubeAdmiral version needs its edits looked at again, not applied blindly.
+    """
+    if not path.is_file():
+        raise FileNotFoundError(f"KubeAdmiral FederatedTypeConfigs {path} are missing: run `python -m tests.stack build`")
+    ftcs = {doc["metadata"]["name"]: doc for doc in load_yaml_documents(path) if doc.get("kind") == "FederatedTypeConfig"}
+    for name, (sample_version, served_version) in KUBEADMIRAL_FTC_VERSIONS.items():
+        source_type = ftcs.get(name, {}).get("spec", {}).get("sourceType", {})
+        if source_type.get("version") != sample_version:
+            raise ValueError(f"{path}: FTC {name} has sourceType.version {source_type.get('version')!r}, "
+                             f"expected {sample_version!r}; review KUBEADMIRAL_FTC_VERSIONS")
+        source_type["version"] = served_version
+    return [ftc for name, ftc in ftcs.items() if name not in KUBEADMIRAL_FTCS_LEFT_OUT]
+
+
+def kubeadmiral_not_federated_patches(collection: str, items: list[dict]) -> list[tuple[str, dict]]:
+    """(path, merge patch) for each listed object of ``collection`` not yet marked not to be federated."""
+    prefix, plural = collection.rsplit("/", 1)
+    key, value = KUBEADMIRAL_NOT_FEDERATED
+    patches = []
+    for item in items:
+        meta = item["metadata"]
+        if meta.get("annotations", {}).get(key):
+            continue
+        namespace = f"/namespaces/{meta['namespace']}" if meta.get("namespace") else ""
+        patches.append((f"{prefix}{namespace}/{plural}/{meta['name']}", {"metadata": {"annotations": {key: value}}}))
+    return patches
+
+
+def kubeadmiral_member_secret(m: Member, ca_pem: bytes, cert_pem: bytes, key_pem: bytes) -> dict:
+    """The member's credentials on the host, under the data keys of pkg/controllers/common/constants.go."""
+    return {
+        "apiVersion": "v1", "kind": "Secret",
+        "metadata": {"name": m.name, "namespace": KUBEADMIRAL_SYSTEM},
+        "type": "Opaque",
+        "data": {"certificate-authority-data": _b64(ca_pem), "client-certificate-data": _b64(cert_pem),
+                 "client-key-data": _b64(key_pem)},
+    }
+
+
+def kubeadmiral_federated_cluster(m: Member) -> dict:
+    """The member's registration. useServiceAccount false: the controller uses the Secret's client
+    certificate as is, instead of creating a ServiceAccount in the member and waiting for its token."""
+    return {
+        "apiVersion": KUBEADMIRAL_API, "kind": "FederatedCluster",
+        "metadata": {"name": m.name},
+        "spec": {"apiEndpoint": f"https://{INTERNAL_ADDRESS}:{m.apiserver_port}", "secretRef": {"name": m.name},
+                 "useServiceAccount": False},
+    }

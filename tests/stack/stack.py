@@ -1,12 +1,18 @@
 """Bring the local federation stack up, take it down, report on it.
 
-Bring-up order (``../shared/research/teststack.md`` §7): etcd, the apiservers, then Karmada's
-namespace and CRDs; the Karmada kube-controller-manager, aggregated apiserver (APIService) and
-webhook (its configurations are applied once it serves, they are failurePolicy Fail) and per
-member kube-controller-manager, kube-scheduler, KWOK nodes and kwok; then karmada-controller-manager
-and karmada-scheduler; then the supervisor (federation proxy, external addresses, load balancers,
-kruise kubelet); finally the members are joined in Push mode with karmadactl and their Cluster
-objects waited Ready. Every step checks before it acts, so ``up`` on a running stack changes nothing
+Two federations, each with its own members, on one etcd (an ``--etcd-prefix`` per apiserver):
+Karmada's and KubeAdmiral's (``--engines`` picks either or both).
+
+Bring-up order (``../shared/research/teststack.md`` §7, ``kubeadmiral.md`` §1.1): etcd, the
+apiservers, then Karmada's namespace and CRDs and KubeAdmiral's namespace, CRDs and
+FederatedTypeConfigs; the Karmada kube-controller-manager, aggregated apiserver (APIService) and
+webhook (its configurations are applied once it serves, they are failurePolicy Fail), KubeAdmiral's
+host kube-controller-manager, and per member kube-controller-manager, kube-scheduler, KWOK nodes and
+kwok; then karmada-controller-manager, karmada-scheduler and kubeadmiral-controller-manager (it
+panics if the host does not answer); then the supervisor (federation proxy, external addresses,
+load balancers, kruise kubelet); finally Karmada's members are joined in Push mode with karmadactl
+and KubeAdmiral's with a Secret and a FederatedCluster each, and waited Ready (KubeAdmiral's:
+Joined and Ready). Every step checks before it acts, so ``up`` on a running stack changes nothing
 and ``up`` after a crash restarts only what is down.
 """
 
@@ -26,18 +32,28 @@ from pathlib import Path
 import yaml
 
 from tests.stack import inventory, kubeconfigs, manifests, processes
-from tests.stack.components import KARMADA, Components
+from tests.stack.components import KARMADA, KUBEADMIRAL, Components
 from tests.stack.kubeapi import Api, ApiError
 from tests.stack.layout import Layout, layout
 from tests.stack.pki import Pki
 from tests.stack.processes import ProcessSpec
-from tests.stack.state import REPO_ROOT, StatePaths, inventory_path, load_config, paths, save_config
-from tests.stack.topology import INTERNAL_ADDRESS, MAX_MEMBERS, NAMED_MEMBERS, Member, karmada_ports, members, port_offset
+from tests.stack.state import (REPO_ROOT, StatePaths, inventory_path, kubeadmiral_inventory_path, load_config, paths,
+                               save_config)
+from tests.stack.topology import (ENGINES, INTERNAL_ADDRESS, KARMADA_ENGINE, KUBEADMIRAL_ENGINE, KUBEADMIRAL_MEMBERS,
+                                  MAX_MEMBERS, NAMED_MEMBERS, EngineChoice, Member, karmada_ports, kubeadmiral_ports,
+                                  members, port_offset)
 
 DEFAULT_MEMBERS = 2
-REQUIRED_BINARIES = ("etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kwok",
-                     "karmada-aggregated-apiserver", "karmada-controller-manager", "karmada-scheduler",
-                     "karmada-webhook", "karmadactl")
+KUBERNETES_BINARIES = ("etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kwok")
+REQUIRED_BINARIES = {
+    KARMADA_ENGINE: (*KUBERNETES_BINARIES, "karmada-aggregated-apiserver", "karmada-controller-manager",
+                     "karmada-scheduler", "karmada-webhook", "karmadactl"),
+    KUBEADMIRAL_ENGINE: (*KUBERNETES_BINARIES, "kubeadmiral-controller-manager"),
+}
+FEDERATED_CLUSTERS = "/apis/core.kubeadmiral.io/v1alpha1/federatedclusters"
+# Joined=False with these reasons is final: the controller never tries again
+# (pkg/controllers/federatedcluster/util.go isClusterJoined).
+KUBEADMIRAL_JOIN_FAILURES = ("JoinTimeoutExceeded", "ClusterUnjoinable")
 
 
 # inotify instances per process, measured on this stack (see Stack._check_inotify).
@@ -53,28 +69,37 @@ def say(message: str) -> None:
 
 
 @dataclass
-class Stack:
+class Stack(EngineChoice):
     layout: Layout
     state: StatePaths
-    members: list[Member]
+    members: list[Member]  # Karmada's (remembered also while Karmada is not run)
     join: bool
+    engines: tuple[str, ...] = ENGINES
 
     @classmethod
-    def load(cls, member_count: int | None = None, join: bool | None = None) -> "Stack":
+    def load(cls, member_count: int | None = None, join: bool | None = None,
+             engines: tuple[str, ...] | None = None) -> "Stack":
+        """What to bring up (``up``'s arguments), else what the last ``up`` brought up."""
         state = paths()
         config = load_config(state)
         count = member_count or int(config.get("members", DEFAULT_MEMBERS))
         if join is None:
             join = bool(config.get("join", True))
-        return cls(layout=layout(), state=state, members=members(count), join=join)
+        if engines is None:
+            # A stack from before there were two engines ran Karmada only.
+            engines = tuple(config.get("engines", [KARMADA_ENGINE]))
+        return cls(layout=layout(), state=state, members=members(count), join=join, engines=engines)
 
     @property
     def pki(self) -> Pki:
-        return Pki(self.state.pki, clusters=[KARMADA, *[m.name for m in self.members]])
+        clusters = [KARMADA, *[m.name for m in self.members]] if self.karmada else []
+        if self.kubeadmiral:
+            clusters += [KUBEADMIRAL, *KUBEADMIRAL_MEMBERS]
+        return Pki(self.state.pki, clusters=clusters)
 
     @property
     def components(self) -> Components:
-        return Components(self.layout, self.state, self.pki, self.members)
+        return Components(self.layout, self.state, self.pki, self.members if self.karmada else [], self.engines)
 
     # ------------------------------------------------------------------------------ up
     def up(self, timeout: float) -> None:
@@ -83,44 +108,83 @@ class Stack:
         self.state.make_dirs()
         pki = self.pki
         pki.ensure()
-        save_config(self.state, {"members": len(self.members), "join": self.join})
+        save_config(self.state, {"members": len(self.members), "join": self.join, "engines": list(self.engines)})
         self._write_kubeconfigs(pki)
         comps = self.components
-        for m in self.members:
+        for m in comps.members:
             write_if_changed(comps.egress_config_file(m), yaml.safe_dump(comps.egress_configuration(m), sort_keys=False))
+        self._retire_engines_not_asked()
         self._check_ports(comps.all_started_by_up())
         self._check_inotify(comps.all_started_by_up())
 
         self._ensure([comps.etcd()], timeout)
         self._ensure(comps.core()[1:], timeout)
-        karmada = comps.api(KARMADA)
-        self._bootstrap_karmada_crds(karmada, pki, timeout)
-        for m in self.members:
+        if self.karmada:
+            self._bootstrap_karmada_crds(comps.api(KARMADA), pki, timeout)
+        if self.kubeadmiral:
+            self._bootstrap_kubeadmiral(comps.api(KUBEADMIRAL), timeout)
+        for m in comps.all_members:
             self._ensure_nodes(comps.api(m.name), m)
         self._ensure(comps.controllers(), timeout)
+        if self.karmada:
+            self._serve_karmada_apis(comps, pki, timeout)
+        self._ensure([*comps.karmada_controllers(), *comps.kubeadmiral_controllers(), comps.supervisor()], timeout)
+        self._register_members(comps, pki, timeout)
+        self._write_inventories()
+        self._report(comps, time.monotonic() - started)
+
+    def _serve_karmada_apis(self, comps: Components, pki: Pki, timeout: float) -> None:
+        """Karmada's aggregated API available and its webhooks configured, before its controllers start."""
+        karmada = comps.api(KARMADA)
         self._wait(lambda: _api_service_available(karmada), "APIService v1alpha1.cluster.karmada.io Available",
                    timeout, comps.karmada_aggregated_apiserver())
         for doc in manifests.karmada_webhook_configurations(self.layout.karmada_webhook_configuration,
                                                             comps.ports.webhook, pki.ca_pem()):
             karmada.apply(doc)
-        self._ensure([*comps.karmada_controllers(), comps.supervisor()], timeout)
-        self._retire_surplus_members(karmada)
-        if self.join:
-            self._join(karmada, timeout)
-        else:
-            self._leave_unregistered(karmada)
-        self._write_inventory()
-        say(f"stack up in {time.monotonic() - started:.0f}s: {len(self.members)} members "
-            f"({', '.join(m.name for m in self.members)}){'' if self.join else ', not joined'}")
-        say(f"  federation kubeconfig: {self.state.federation_kubeconfig()} (contexts federation, karmada)")
-        say(f"  inventory: {inventory_path()}")
+
+    def _register_members(self, comps: Components, pki: Pki, timeout: float) -> None:
+        """Join the members to their federation (unjoin them with --no-join). KubeAdmiral's are
+        registered first and waited on last: they join while karmadactl works."""
+        host = comps.api(KUBEADMIRAL) if self.kubeadmiral else None
+        if host and self.join:
+            self._register_kubeadmiral_members(host, pki)
+        elif host:
+            self._leave_kubeadmiral_unregistered(host, timeout)
+        if self.karmada:
+            karmada = comps.api(KARMADA)
+            self._retire_surplus_members(karmada)
+            if self.join:
+                self._join(karmada, timeout)
+            else:
+                self._leave_unregistered(karmada)
+        if host and self.join:
+            self._wait_kubeadmiral_members(host, timeout)
+
+    def _report(self, comps: Components, seconds: float) -> None:
+        joined = "" if self.join else ", not joined"
+        say(f"stack up in {seconds:.0f}s")
+        if self.karmada:
+            say(f"  karmada: {len(self.members)} members ({', '.join(m.name for m in self.members)}){joined}")
+            say(f"    federation kubeconfig: {self.state.federation_kubeconfig()} (contexts federation, karmada)")
+            say(f"    inventory: {inventory_path()}")
+        if self.kubeadmiral:
+            say(f"  kubeadmiral: {len(comps.kubeadmiral_members)} members "
+                f"({', '.join(m.name for m in comps.kubeadmiral_members)}){joined}")
+            say(f"    federation kubeconfig: {self.state.kubeadmiral_kubeconfig()} (context federation)")
+            say(f"    inventory: {kubeadmiral_inventory_path()}")
 
     def _check_binaries(self) -> None:
-        missing = [name for name in REQUIRED_BINARIES if not self.layout.binary(name).exists()]
+        needed = dict.fromkeys(name for engine in self.engines for name in REQUIRED_BINARIES[engine])
+        missing = [name for name in needed if not self.layout.binary(name).exists()]
         if missing:
             raise StackError(f"missing binaries in {self.layout.bin_dir}: {', '.join(missing)}; "
                              "run `python -m tests.stack build` (make stack-build) first")
-        for path in (self.layout.karmada_crds, self.layout.karmada_webhook_configuration, self.layout.kwok_stages):
+        data = [self.layout.kwok_stages]
+        if self.karmada:
+            data += [self.layout.karmada_crds, self.layout.karmada_webhook_configuration]
+        if self.kubeadmiral:
+            data += [self.layout.kubeadmiral_crds, self.layout.kubeadmiral_ftcs]
+        for path in data:
             if not path.exists():
                 raise StackError(f"missing {path}; run `python -m tests.stack build` (make stack-build) first")
 
@@ -151,7 +215,7 @@ class Stack:
             return
         missing = [spec for spec in specs if not processes.is_running(processes.read_record(self.state, spec.name))]
         needed = sum(INOTIFY_ESTIMATE.get(spec.name.rpartition(".")[2], 1) for spec in missing)
-        needed += INOTIFY_ESTIMATE["kruise-manager"] * len(self.members)
+        needed += INOTIFY_ESTIMATE["kruise-manager"] * len(self.components.members)
         in_use = processes.inotify_instances_in_use()
         if in_use + needed > limit:
             say(f"  warning: about {needed} more inotify instances are needed, {in_use} of {limit} are in use "
@@ -161,23 +225,29 @@ class Stack:
     def _write_kubeconfigs(self, pki: Pki) -> None:
         ca = pki.ca_pem()
         cert, key = pki.crt("admin").read_bytes(), pki.key("admin").read_bytes()
-        ports = karmada_ports()
-        kubeconfigs.write(self.state.component_kubeconfig(KARMADA), kubeconfigs.component(
-            KARMADA, f"https://{INTERNAL_ADDRESS}:{ports.apiserver}", ca, cert, key))
-        kubeconfigs.write(self.state.federation_kubeconfig(), kubeconfigs.federation(
-            ports, ca, pki.federation_token(), cert, key))
-        for m in self.members:
-            kubeconfigs.write(self.state.component_kubeconfig(m.name), kubeconfigs.component(
-                m.name, f"https://{INTERNAL_ADDRESS}:{m.apiserver_port}", ca, cert, key))
+        comps = self.components
+        if self.karmada:
+            kubeconfigs.write(self.state.federation_kubeconfig(), kubeconfigs.federation(
+                karmada_ports(), ca, pki.federation_token(), cert, key))
+        if self.kubeadmiral:
+            kubeconfigs.write(self.state.kubeadmiral_kubeconfig(), kubeconfigs.kubeadmiral_federation(
+                f"https://{INTERNAL_ADDRESS}:{kubeadmiral_ports().apiserver}", ca, cert, key))
+        for cluster in [*comps.hosts(), *[m.name for m in comps.all_members]]:
+            kubeconfigs.write(self.state.component_kubeconfig(cluster), kubeconfigs.component(
+                cluster, f"https://{INTERNAL_ADDRESS}:{comps.apiserver_port(cluster)}", ca, cert, key))
+        for m in comps.all_members:
             kubeconfigs.write(self.state.member_kubeconfig(m.name), kubeconfigs.member(m, ca, cert, key))
 
-    def _write_inventory(self) -> None:
+    def _write_inventories(self) -> None:
         venv_python = REPO_ROOT / ".venv" / "bin" / "python"
         python = str(venv_python) if venv_python.exists() else sys.executable
-        inventory.write(inventory_path(), inventory.build(
-            self.members, self.state.federation_kubeconfig(),
-            {m.name: self.state.member_kubeconfig(m.name) for m in self.members},
-            self.layout.versions, python))
+        member_kubeconfigs = {m.name: self.state.member_kubeconfig(m.name) for m in self.components.all_members}
+        if self.karmada:
+            inventory.write(inventory_path(), inventory.build(
+                self.members, self.state.federation_kubeconfig(), member_kubeconfigs, self.layout.versions, python))
+        if self.kubeadmiral:
+            inventory.write(kubeadmiral_inventory_path(), inventory.build_kubeadmiral(
+                self.components.kubeadmiral_members, self.state.kubeadmiral_kubeconfig(), member_kubeconfigs, python))
 
     def _ensure(self, specs: list[ProcessSpec], timeout: float) -> None:
         """Start what is not running (again, if it crashed), then wait until all are healthy."""
@@ -240,14 +310,25 @@ class Stack:
             karmada.apply(crd)
         for doc in manifests.aggregated_apiserver_registration(karmada_ports().aggregated_apiserver, pki.ca_pem()):
             karmada.apply(doc)
+        self._wait(lambda: _crds_established(karmada, crds), "Karmada CRDs Established", timeout)
 
-        def established():
-            for crd in crds:
-                current = karmada.get(f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{crd['metadata']['name']}")
-                if not _condition(current, "Established"):
-                    return False, f"CRD {crd['metadata']['name']} not Established"
-            return True, ""
-        self._wait(established, "Karmada CRDs Established", timeout)
+    def _bootstrap_kubeadmiral(self, host: Api, timeout: float) -> None:
+        """What upstream's deploy script does on the host before the controller-manager starts."""
+        host.apply(manifests.kubeadmiral_namespace())
+        crds = manifests.kubeadmiral_crds(self.layout.kubeadmiral_crds)
+        for crd in crds:
+            host.apply(crd)
+        self._wait(lambda: _crds_established(host, crds), "KubeAdmiral CRDs Established", timeout)
+        ftcs = manifests.kubeadmiral_ftcs(self.layout.kubeadmiral_ftcs)
+        # Only before the first start: later, objects on the host are the tests' own, to be federated.
+        # (The FTCs are applied last and the controller-manager starts after them.)
+        if host.get(f"/apis/core.kubeadmiral.io/v1alpha1/federatedtypeconfigs/{ftcs[-1]['metadata']['name']}") is None:
+            for collection in manifests.KUBEADMIRAL_NOT_FEDERATED_COLLECTIONS:
+                items = (host.get(collection) or {}).get("items", [])
+                for path, patch in manifests.kubeadmiral_not_federated_patches(collection, items):
+                    host.merge_patch(path, patch)
+        for ftc in ftcs:
+            host.apply(ftc)
 
     def _ensure_nodes(self, api: Api, m: Member) -> None:
         kubelet_version = self.layout.versions["kubernetes"]["version"]
@@ -296,12 +377,61 @@ class Stack:
             return True, ""
         self._wait(ready, "member Clusters Ready", timeout, self.components.karmada_controller_manager())
 
+    def _register_kubeadmiral_members(self, host: Api, pki: Pki) -> None:
+        """Each member's Secret and FederatedCluster (docs/cluster-joining.md); the controller joins it."""
+        ca, cert, key = pki.ca_pem(), pki.crt("admin").read_bytes(), pki.key("admin").read_bytes()
+        for m in self.components.kubeadmiral_members:
+            if host.get(f"{FEDERATED_CLUSTERS}/{m.name}") is None:
+                say(f"  joining {m.name} to KubeAdmiral")
+            host.apply(manifests.kubeadmiral_member_secret(m, ca, cert, key))
+            host.apply(manifests.kubeadmiral_federated_cluster(m))
+
+    def _wait_kubeadmiral_members(self, host: Api, timeout: float) -> None:
+        def joined_and_ready():
+            for m in self.components.kubeadmiral_members:
+                cluster = host.get(f"{FEDERATED_CLUSTERS}/{m.name}")
+                if cluster is None:
+                    return False, f"FederatedCluster {m.name} missing"
+                joined = _find_condition(cluster, "Joined") or {}
+                if joined.get("status") != "True" and joined.get("reason") in KUBEADMIRAL_JOIN_FAILURES:
+                    raise StackError(f"KubeAdmiral gave up joining {m.name}: {joined.get('reason')}: "
+                                     f"{joined.get('message')}; `python -m tests.stack up --no-join`, then "
+                                     "`up --join`, registers it anew")
+                if not (_condition(cluster, "Joined") and _condition(cluster, "Ready")):
+                    summary = ", ".join(f"{c.get('type')}={c.get('status')} {c.get('reason', '')}".strip()
+                                        for c in cluster.get("status", {}).get("conditions", []))
+                    return False, f"FederatedCluster {m.name}: {summary or 'no conditions yet'}"
+            return True, ""
+        self._wait(joined_and_ready, "KubeAdmiral FederatedClusters Joined and Ready", timeout,
+                   self.components.kubeadmiral_controller_manager())
+
+    def _leave_kubeadmiral_unregistered(self, host: Api, timeout: float) -> None:
+        """`up --no-join`: no FederatedCluster. The controller's finalizer cleans the member (its
+        kube-admiral-system namespace) before the object goes; the Secret it needs for that goes last."""
+        for m in self.components.kubeadmiral_members:
+            if host.delete(f"{FEDERATED_CLUSTERS}/{m.name}"):
+                say(f"  unjoining {m.name} from KubeAdmiral (--no-join)")
+                self._wait(lambda m=m: (host.get(f"{FEDERATED_CLUSTERS}/{m.name}") is None, "still terminating"),
+                           f"FederatedCluster {m.name} deleted", timeout, self.components.kubeadmiral_controller_manager())
+            host.delete(f"/api/v1/namespaces/{manifests.KUBEADMIRAL_SYSTEM}/secrets/{m.name}")
+
+    def _retire_engines_not_asked(self) -> None:
+        """`up --engines ...` without an engine that runs: stop its processes, remove its inventory."""
+        retired = processes_of_other_engines(processes.recorded_names(self.state), self.engines)
+        if retired:
+            say(f"  stopping the engines not asked for ({', '.join(e for e in ENGINES if e not in self.engines)})")
+            self._stop_in_order(retired)
+        if not self.karmada:
+            inventory_path().unlink(missing_ok=True)
+        if not self.kubeadmiral:
+            kubeadmiral_inventory_path().unlink(missing_ok=True)
+
     def _retire_surplus_members(self, karmada: Api) -> None:
         """After `up --members N` with a smaller N: unregister and stop the members beyond N.
 
         Found from the pid records (running) and from Karmada's Clusters (also after a `down`, when
         the surplus members no longer run: the unjoin is then forced, like for a lost cluster)."""
-        kept = {KARMADA, *[m.name for m in self.members]}
+        kept = {KARMADA, *[m.name for m in self.members], KUBEADMIRAL, *KUBEADMIRAL_MEMBERS}
         recorded = {name.partition(".")[0] for name in processes.recorded_names(self.state)} - kept - {"etcd", "supervisor"}
         registered = set()
         for cluster in (karmada.get("/apis/cluster.karmada.io/v1alpha1/clusters") or {}).get("items", []):
@@ -335,16 +465,24 @@ class Stack:
 
     # ------------------------------------------------------------------------------ down
     def down(self, wipe: bool) -> None:
-        names = processes.recorded_names(self.state)
-        for tier in sorted({_stop_order(name) for name in names}):
-            batch = [name for name in names if _stop_order(name) == tier]
-            for name, outcome in processes.stop_many(self.state, batch).items():
-                say(f"  {name}: {outcome}")
+        self._stop_in_order(processes.recorded_names(self.state))
         if wipe:
             if self.state.root.exists():
                 shutil.rmtree(self.state.root)
             inventory_path().unlink(missing_ok=True)
+            kubeadmiral_inventory = kubeadmiral_inventory_path()
+            kubeadmiral_inventory.unlink(missing_ok=True)
+            try:
+                kubeadmiral_inventory.parent.rmdir()  # the directory only the stack made, if nothing else is in it
+            except OSError:
+                pass
             say(f"  wiped {self.state.root}")
+
+    def _stop_in_order(self, names: list[str]) -> None:
+        for tier in sorted({_stop_order(name) for name in names}):
+            batch = [name for name in names if _stop_order(name) == tier]
+            for name, outcome in processes.stop_many(self.state, batch).items():
+                say(f"  {name}: {outcome}")
 
     # ------------------------------------------------------------------------------ status
     def status(self) -> list[dict]:
@@ -371,11 +509,12 @@ class Stack:
         return rows
 
     def env(self) -> dict[str, str]:
+        """Paths of the engines the last `up` ran: MCF_STACK_INVENTORY, MCF_FEDERATION_KUBECONFIG and
+        MCF_MEMBER_KUBECONFIG_<NAME> for Karmada's federation, MCF_KUBEADMIRAL_INVENTORY,
+        MCF_KUBEADMIRAL_KUBECONFIG and MCF_KUBEADMIRAL_MEMBER_KUBECONFIG_<NAME> for KubeAdmiral's."""
         result = {
             "MCF_STACK_STATE": str(self.state.root),
             "MCF_STACK_BIN": str(self.layout.bin_dir),
-            "MCF_STACK_INVENTORY": str(inventory_path()),
-            "MCF_FEDERATION_KUBECONFIG": str(self.state.federation_kubeconfig()),
             "MCF_STACK_CA": str(self.pki.ca_crt),
             "HELM_PLUGINS": str(self.layout.helm_plugins),
             "PATH": os.pathsep.join([str(self.layout.bin_dir)] + [
@@ -383,9 +522,38 @@ class Stack:
         }
         if port_offset():
             result["MCF_STACK_PORT_OFFSET"] = str(port_offset())
-        for m in self.members:
-            result[f"MCF_MEMBER_KUBECONFIG_{m.name.upper().replace('-', '_')}"] = str(self.state.member_kubeconfig(m.name))
+        comps = self.components
+        if self.karmada:
+            result["MCF_STACK_INVENTORY"] = str(inventory_path())
+            result["MCF_FEDERATION_KUBECONFIG"] = str(self.state.federation_kubeconfig())
+            for m in comps.members:
+                result[f"MCF_MEMBER_KUBECONFIG_{_env_name(m.name)}"] = str(self.state.member_kubeconfig(m.name))
+        if self.kubeadmiral:
+            result["MCF_KUBEADMIRAL_INVENTORY"] = str(kubeadmiral_inventory_path())
+            result["MCF_KUBEADMIRAL_KUBECONFIG"] = str(self.state.kubeadmiral_kubeconfig())
+            for m in comps.kubeadmiral_members:
+                result[f"MCF_KUBEADMIRAL_MEMBER_KUBECONFIG_{_env_name(m.name)}"] = str(self.state.member_kubeconfig(m.name))
         return result
+
+
+def _env_name(cluster: str) -> str:
+    return cluster.upper().replace("-", "_")
+
+
+def processes_of_other_engines(names: list[str], engines: tuple[str, ...]) -> list[str]:
+    """The recorded processes (``<cluster>.<component>``) that belong to none of ``engines``: the
+    KubeAdmiral host's and members' to KubeAdmiral, every other cluster's to Karmada; etcd and the
+    supervisor are shared."""
+    kubeadmiral_clusters = {KUBEADMIRAL, *KUBEADMIRAL_MEMBERS}
+    other = []
+    for name in names:
+        cluster = name.partition(".")[0]
+        if cluster in ("etcd", "supervisor"):
+            continue
+        engine = KUBEADMIRAL_ENGINE if cluster in kubeadmiral_clusters else KARMADA_ENGINE
+        if engine not in engines:
+            other.append(name)
+    return other
 
 
 def write_if_changed(path: Path, text: str) -> None:
@@ -427,10 +595,20 @@ def _stop_order(name: str) -> int:
     return 2
 
 
+def _find_condition(obj: dict | None, kind: str) -> dict | None:
+    return next((c for c in (obj or {}).get("status", {}).get("conditions", []) if c.get("type") == kind), None)
+
+
 def _condition(obj: dict | None, kind: str) -> bool:
-    if not obj:
-        return False
-    return any(c.get("type") == kind and c.get("status") == "True" for c in obj.get("status", {}).get("conditions", []))
+    return (_find_condition(obj, kind) or {}).get("status") == "True"
+
+
+def _crds_established(api: Api, crds: list[dict]) -> tuple[bool, str]:
+    for crd in crds:
+        current = api.get(f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{crd['metadata']['name']}")
+        if not _condition(current, "Established"):
+            return False, f"CRD {crd['metadata']['name']} not Established"
+    return True, ""
 
 
 def _api_service_available(karmada: Api) -> tuple[bool, str]:

@@ -1,7 +1,9 @@
 """Where a running stack keeps its state: PKI, etcd data, logs, pid files, kubeconfigs.
 
-Default ``<checkout>/.stack`` (gitignored); ``$MCF_STACK_STATE`` moves it. The inventory for the
-collection is written into the checkout at ``inventories/local/hosts.yml`` (also gitignored).
+Default ``<checkout>/.stack`` (gitignored); ``$MCF_STACK_STATE`` moves it. The inventories for the
+collection are written into the checkout, one per federation: ``inventories/local/hosts.yml``
+(Karmada, ``$MCF_STACK_INVENTORY`` moves it) and ``inventories/local-kubeadmiral/hosts.yml``
+(KubeAdmiral: ``$MCF_STACK_KUBEADMIRAL_INVENTORY``, else beside a moved Karmada one).
 """
 
 from __future__ import annotations
@@ -63,6 +65,10 @@ class StatePaths:
     def federation_kubeconfig(self) -> Path:
         return self.kubeconfigs / "federation.kubeconfig"
 
+    def kubeadmiral_kubeconfig(self) -> Path:
+        """The KubeAdmiral federation's kubeconfig: its host apiserver, context ``federation``."""
+        return self.kubeconfigs / "kubeadmiral.kubeconfig"
+
     def member_kubeconfig(self, name: str) -> Path:
         return self.kubeconfigs / f"{name}.kubeconfig"
 
@@ -86,6 +92,16 @@ class StatePaths:
 def inventory_path() -> Path:
     explicit = os.environ.get("MCF_STACK_INVENTORY")
     return Path(explicit).resolve() if explicit else REPO_ROOT / "inventories" / "local" / "hosts.yml"
+
+
+def kubeadmiral_inventory_path() -> Path:
+    """``$MCF_STACK_KUBEADMIRAL_INVENTORY``; else ``<dir>-kubeadmiral/<file>`` for the Karmada
+    inventory's ``<dir>/<file>``, so a second stack's ``$MCF_STACK_INVENTORY`` moves both."""
+    explicit = os.environ.get("MCF_STACK_KUBEADMIRAL_INVENTORY")
+    if explicit:
+        return Path(explicit).resolve()
+    karmada = inventory_path()
+    return karmada.parent.with_name(f"{karmada.parent.name}-kubeadmiral") / karmada.name
 
 
 def paths() -> StatePaths:

@@ -1,9 +1,10 @@
 """The stack's long-running helper process (``python -m tests.stack supervise``, started by ``up``).
 
-It outlives the CLI and runs what a cloud and its nodes would provide: the `federation` endpoint
-(proxy.py), each member's `external` address (a TCP forwarder), each member apiserver's egress
-proxy (the cluster network, as far as webhooks need one), the load-balancer loop
-(loadbalancer.py) and the kruise-manager kubelet loop (kruise_kubelet.py).
+It outlives the CLI and runs what a cloud and its nodes would provide: the Karmada `federation`
+endpoint (proxy.py), each member's `external` address (a TCP forwarder) and the load-balancer loop
+(loadbalancer.py) for the members of both engines, and for Karmada's members, which run Kruise,
+each apiserver's egress proxy (the cluster network, as far as webhooks need one) and the
+kruise-manager kubelet loop (kruise_kubelet.py).
 """
 
 from __future__ import annotations
@@ -21,46 +22,52 @@ from tests.stack.layout import layout
 from tests.stack.pki import Pki
 from tests.stack.proxy import EgressProxy, FederationProxy, TcpForwarder, service_for_address
 from tests.stack.state import paths
-from tests.stack.topology import EXTERNAL_ADDRESS, INTERNAL_ADDRESS, karmada_ports, members
+from tests.stack.topology import EXTERNAL_ADDRESS, INTERNAL_ADDRESS, KARMADA_ENGINE, karmada_ports, members
 
 log = logging.getLogger("stack.supervisor")
 
 LOOP_SECONDS = 3.0
 
 
-def main(member_count: int) -> int:
+def main(member_count: int, engines: tuple[str, ...] = (KARMADA_ENGINE,)) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     state = paths()
-    member_list = members(member_count)
-    pki = Pki(state.pki, clusters=["karmada", *[m.name for m in member_list]])
-    components = Components(layout(), state, pki, member_list)
+    karmada = KARMADA_ENGINE in engines
+    member_list = members(member_count) if karmada else []
+    components = Components(layout(), state, Pki(state.pki), member_list, engines)
+    pki = components.pki
     ports = karmada_ports()
 
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     signal.signal(signal.SIGINT, lambda *_: stop.set())
 
-    servers = [FederationProxy((INTERNAL_ADDRESS, ports.federation_proxy), (INTERNAL_ADDRESS, ports.apiserver),
-                               pki.crt("federation-proxy"), pki.key("federation-proxy"), pki.ca_crt)]
-    for m in member_list:
+    servers = []
+    if karmada:
+        servers.append(FederationProxy((INTERNAL_ADDRESS, ports.federation_proxy), (INTERNAL_ADDRESS, ports.apiserver),
+                                       pki.crt("federation-proxy"), pki.key("federation-proxy"), pki.ca_crt))
+        log.info("federation proxy on %s:%d", INTERNAL_ADDRESS, ports.federation_proxy)
+    for m in components.all_members:
         servers.append(TcpForwarder((EXTERNAL_ADDRESS, m.apiserver_port), (INTERNAL_ADDRESS, m.apiserver_port)))
+    for m in member_list:
         routes = ServiceRoutes(components.api(m.name), {(KRUISE_NAMESPACE, WEBHOOK_SERVICE): m.kruise_webhook_port})
         servers.append(EgressProxy((INTERNAL_ADDRESS, m.egress_port), pki.crt("components"), pki.key("components"),
                                    pki.ca_crt, routes.resolve))
     for server in servers:
         server.serve_in_thread()
-    log.info("federation proxy on %s:%d, external forwarders for %s", INTERNAL_ADDRESS, ports.federation_proxy,
-             ", ".join(m.name for m in member_list))
+    log.info("external forwarders for %s", ", ".join(m.name for m in components.all_members))
 
-    kubelets = [MemberKubelet(m, components, components.api(m.name)) for m in member_list]
-    for kubelet in kubelets:
+    apis = {m.name: components.api(m.name) for m in components.all_members}
+    kubelets = {m.name: MemberKubelet(m, components, apis[m.name]) for m in member_list}
+    for kubelet in kubelets.values():
         kubelet.adopt()
     failures: dict[str, str] = {}
     while not stop.is_set():
-        for kubelet in kubelets:
-            m = kubelet.member
-            for task, action in (("kruise", kubelet.tick),
-                                 ("loadbalancer", lambda m=m, api=kubelet.api: _balance(api, m))):
+        for m in components.all_members:
+            tasks = [("loadbalancer", lambda m=m: _balance(apis[m.name], m))]
+            if m.name in kubelets:
+                tasks.insert(0, ("kruise", kubelets[m.name].tick))
+            for task, action in tasks:
                 key = f"{m.name}/{task}"
                 try:
                     action()

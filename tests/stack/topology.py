@@ -4,8 +4,8 @@ Every listener gets an explicit port: several upstream binaries default to the s
 (:8080 metrics in karmada-controller-manager, karmada-scheduler, karmada-webhook and kruise-manager;
 :8000 health in karmada-webhook and kruise-manager; 10257/10259 in kube-controller-manager and
 kube-scheduler), so a default left in place collides as soon as two of them run on one machine.
-Member ports are derived from the member's index, so ``--members N`` is deterministic.
-``$MCF_STACK_PORT_OFFSET`` shifts every port (by 10000, say: the ports span 12379-18486), so a
+Member ports are derived from the member's slot, so ``--members N`` is deterministic.
+``$MCF_STACK_PORT_OFFSET`` shifts every port (by 10000, say: the ports span 12379-19446), so a
 second stack (with its own ``$MCF_STACK_STATE`` and ``$MCF_STACK_INVENTORY``)
 can run beside the first on one machine.
 """
@@ -27,6 +27,32 @@ NAMED_WEIGHTS = {"idc1": 1, "test-ucs": 2}
 MAX_MEMBERS = 40
 
 FEDERATION_HOST = "karmada"
+
+# The federation engines the stack can run; `up` starts both unless told otherwise.
+KARMADA_ENGINE = "karmada"
+KUBEADMIRAL_ENGINE = "kubeadmiral"
+ENGINES = (KARMADA_ENGINE, KUBEADMIRAL_ENGINE)
+
+# KubeAdmiral's federation: its host cluster (also its inventory host) and its own two members,
+# named as in the DCP runbook's examples. They are not Karmada's members, so neither engine ever
+# sees, adopts or deletes the other's objects. Weights as the Karmada runbook's (1 and 2).
+KUBEADMIRAL_HOST = "kubeadmiral"
+KUBEADMIRAL_MEMBERS = ("cluster-a", "cluster-b")
+KUBEADMIRAL_WEIGHTS = {"cluster-a": 1, "cluster-b": 2}
+
+
+class EngineChoice:
+    """Which of the federations run: ``engines``, a subset of ENGINES (set by the dataclass that inherits this)."""
+
+    engines: tuple[str, ...]
+
+    @property
+    def karmada(self) -> bool:
+        return KARMADA_ENGINE in self.engines
+
+    @property
+    def kubeadmiral(self) -> bool:
+        return KUBEADMIRAL_ENGINE in self.engines
 
 
 def port_offset() -> int:
@@ -54,8 +80,23 @@ class KarmadaPorts:
 
 
 @dataclass(frozen=True)
+class KubeAdmiralPorts:
+    apiserver: int = 19443
+    kube_controller_manager: int = 19444
+    # kubeadmiral-controller-manager's /livez and /readyz (--port). It always listens on 0.0.0.0
+    # (cmd/controller-manager/app/controllermanager.go), unlike its metrics.
+    controller_manager_health: int = 19445
+    controller_manager_metrics: int = 19446
+
+
+@dataclass(frozen=True)
 class Member:
-    """One member cluster: its name, its index (0-based) and the ports of its processes."""
+    """One member cluster: its name, its slot and the ports of its processes.
+
+    ``index`` is the member's slot among all the stack's member clusters (0-based): Karmada's members
+    take slots 0..MAX_MEMBERS-1, KubeAdmiral's the slots after them, so every port, pod CIDR, node
+    address and load-balancer range derived from it is the member's own whichever engine it is in.
+    """
 
     name: str
     index: int
@@ -138,16 +179,39 @@ def members(count: int) -> list[Member]:
     return result
 
 
-def karmada_ports() -> KarmadaPorts:
+def kubeadmiral_members() -> list[Member]:
+    return [Member(name=name, index=MAX_MEMBERS + number, weight=KUBEADMIRAL_WEIGHTS[name], offset=port_offset())
+            for number, name in enumerate(KUBEADMIRAL_MEMBERS)]
+
+
+def _shifted(ports):
     offset = port_offset()
-    return replace(KarmadaPorts(), **{f.name: getattr(KarmadaPorts(), f.name) + offset for f in fields(KarmadaPorts)})
+    return replace(ports, **{f.name: getattr(ports, f.name) + offset for f in fields(ports)})
+
+
+def karmada_ports() -> KarmadaPorts:
+    return _shifted(KarmadaPorts())
+
+
+def kubeadmiral_ports() -> KubeAdmiralPorts:
+    return _shifted(KubeAdmiralPorts())
+
+
+def parse_engines(text: str) -> tuple[str, ...]:
+    """``karmada,kubeadmiral`` -> the engines in the stack's order; unknown or no names are an error."""
+    asked = {name.strip() for name in text.split(",") if name.strip()}
+    unknown = sorted(asked - set(ENGINES))
+    if unknown or not asked:
+        raise ValueError(f"--engines takes a comma-separated list of {', '.join(ENGINES)}; got {text!r}")
+    return tuple(engine for engine in ENGINES if engine in asked)
 
 
 def all_ports(count: int) -> dict[str, int]:
-    """Every port the stack listens on, by a readable owner name (for collision checks)."""
-    karmada = karmada_ports()
-    ports = {f"karmada/{field}": getattr(karmada, field) for field in karmada.__dataclass_fields__}
-    for member in members(count):
+    """Every port the stack listens on (both engines), by a readable owner name (for collision checks)."""
+    karmada, kubeadmiral = karmada_ports(), kubeadmiral_ports()
+    ports = {f"karmada/{f.name}": getattr(karmada, f.name) for f in fields(karmada)}
+    ports.update({f"kubeadmiral/{f.name}": getattr(kubeadmiral, f.name) for f in fields(kubeadmiral)})
+    for member in [*members(count), *kubeadmiral_members()]:
         for key, port in member.ports().items():
             ports[f"{member.name}/{key}"] = port
     return ports
