@@ -44,6 +44,24 @@ SDK_DATE_FORMAT = "%Y%m%dT%H%M%SZ"
 EMPTY_BODY_SHA256 = hashlib.sha256(b"").hexdigest()
 
 
+def endpoint_error(endpoint, allow_insecure_http=False):
+    """Why ``endpoint`` must not receive credentials, or None when it may.
+
+    Every request carries the IAM token (X-Auth-Token) or an AK/SK signature with the access key,
+    so plain http would hand them to anyone on the path; only a local test server gets an exception,
+    and only when asked for by name.
+    """
+    if endpoint.startswith("https://"):
+        return None
+    if endpoint.startswith("http://"):
+        if allow_insecure_http:
+            return None
+        return ("endpoint %s is plain http, which would send the IAM token or the signed request in clear "
+                "text: use the CCE endpoint's https:// URL (allow_insecure_http=true is for a local test "
+                "server only)" % endpoint)
+    return "endpoint must be an https:// URL, got %r" % endpoint
+
+
 class CceApiError(Exception):
     """A CCE API request failed; the message never contains credentials."""
 

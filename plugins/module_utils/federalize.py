@@ -1,13 +1,14 @@
 # -*- coding: utf-8 -*-
 # Copyright (c) multicloud.federation contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Pure logic of resource federalization on Karmada: plain functions on plain dicts.
+"""Pure logic of resource federalization: plain functions on plain dicts.
 
 Turning a live member object into a control-plane resource template follows
 ``karmadactl promote`` (karmada-io/karmada@v1.18.2 ``pkg/karmadactl/promote/promote.go``
-``preprocessResource``), which calls ``pkg/util/prune/prune.go`` ``RemoveIrrelevantFields`` and then
-adds the annotation ``work.karmada.io/conflict-resolution: overwrite``
-(``pkg/apis/work/v1alpha2/well_known_constants.go``). On top of that this module also strips the
+``preprocessResource``), which calls ``pkg/util/prune/prune.go`` ``RemoveIrrelevantFields``; the
+mark that makes the engine adopt the member's object (on Karmada the annotation
+``work.karmada.io/conflict-resolution: overwrite``, ``pkg/apis/work/v1alpha2/well_known_constants.go``)
+is the engine's ``adoption_template``. On top of that this module also strips the
 ``kubectl.kubernetes.io/last-applied-configuration`` annotation (the member keeps its own copy:
 Karmada merges annotations on update, ``pkg/util/lifted/retain.go``) and Karmada's own bookkeeping
 labels/annotations, and it keeps ``spec.ports[].nodePort`` / ``spec.healthCheckNodePort`` unless
@@ -29,6 +30,8 @@ __metaclass__ = type
 import copy
 import hashlib
 import json
+
+from ansible_collections.multicloud.federation.plugins.module_utils.karmada_placement import label_selector_matches
 
 CONFLICT_RESOLUTION_ANNOTATION = "work.karmada.io/conflict-resolution"
 CONFLICT_RESOLUTION_OVERWRITE = "overwrite"
@@ -128,7 +131,14 @@ REDACTED = "VALUE_REDACTED_SECRET_DATA"
 
 
 class FederalizeError(Exception):
-    """Bad input or a state that makes adoption unsafe; the message is shown to the user."""
+    """Bad input or a state that makes adoption unsafe; the message is shown to the user.
+
+    ``result`` is what the module returns besides the message (the snapshots when adoption
+    restarted workloads), or None."""
+
+    def __init__(self, message, result=None):
+        super(FederalizeError, self).__init__(message)
+        self.result = result
 
 
 def api_group(api_version):
@@ -193,9 +203,7 @@ def strip_template(obj, keep_node_ports=True):
     elif kind == "Job" and group == "batch":
         _strip_job(template)
 
-    # Karmada adopts a pre-existing member object only with conflict resolution Overwrite; the
-    # template annotation wins over the policy's (binding/common.go mergeConflictResolution).
-    annotations.setdefault(CONFLICT_RESOLUTION_ANNOTATION, CONFLICT_RESOLUTION_OVERWRITE)
+    # How the engine is told to adopt the member's object is the engine's (adoption_template).
     meta["annotations"] = annotations
     if labels:
         meta["labels"] = labels
@@ -215,9 +223,10 @@ def _strip_service(template, keep_node_ports):
     if keep_node_ports:
         if fixed:
             warnings.append(
-                "%s keeps fixed node ports %s: every cluster its policy targets (and the Karmada "
-                "control plane) must have them free and inside --service-node-port-range, or "
-                "Karmada reports 'provided port is already allocated' there."
+                "%s keeps fixed node ports %s: every cluster its policy targets (and the federation "
+                "control plane, whose apiserver allocates them too) must have them free and inside "
+                "--service-node-port-range, or creating the Service there fails with 'provided port "
+                "is already allocated'."
                 % (object_ref(template), ", ".join(str(p) for p in fixed))
             )
     else:
@@ -418,56 +427,73 @@ def _add(result, name):
         result.append(name)
 
 
-def pod_dependencies(spec):
-    """ConfigMaps, Secrets, ServiceAccounts and PVCs a pod spec uses, in Karmada's visiting order.
+# Volume sources that name a Secret in secretRef (visitpod.go VisitPodSecretNames).
+SECRET_REF_VOLUME_SOURCES = ("cephfs", "cinder", "flexVolume", "rbd", "scaleIO", "iscsi", "storageos")
 
-    Returns a dict ``{"ConfigMap": [...], "Secret": [...], "ServiceAccount": [...],
-    "PersistentVolumeClaim": [...]}`` of names (each list without duplicates).
-    """
-    configmaps, secrets, accounts, claims = [], [], [], []
-    spec = spec or {}
-    for ref in spec.get("imagePullSecrets") or []:
-        _add(secrets, ref.get("name"))
+
+def _volume_references(volume, configmaps, secrets):
+    """The ConfigMap or Secret one volume names. A volume has one source: like visitpod.go's
+    switch, the first source present is the one read."""
+    if volume.get("azureFile") is not None:
+        _add(secrets, volume["azureFile"].get("secretName"))
+    elif volume.get("projected") is not None:
+        for source in volume["projected"].get("sources") or []:
+            _add(secrets, (source.get("secret") or {}).get("name"))
+            _add(configmaps, (source.get("configMap") or {}).get("name"))
+    elif volume.get("secret") is not None:
+        _add(secrets, volume["secret"].get("secretName"))
+    elif volume.get("configMap") is not None:
+        _add(configmaps, volume["configMap"].get("name"))
+    elif volume.get("csi") is not None:
+        _add(secrets, (volume["csi"].get("nodePublishSecretRef") or {}).get("name"))
+    else:
+        for source in SECRET_REF_VOLUME_SOURCES:
+            if volume.get(source) is not None:
+                _add(secrets, (volume[source].get("secretRef") or {}).get("name"))
+                break
+
+
+def pod_dependencies(pod_template, namespace):
+    """``helper.GetDependenciesFromPodTemplate``: ``[{apiVersion, kind, namespace, name}]`` of the
+    ConfigMaps, Secrets, ServiceAccount (unless ``default``) and PVCs a pod template uses, in that
+    order, each kind in Karmada's visiting order and without duplicates. ``namespace`` is left out
+    of the references when empty (the Go type's ``omitempty``). Used by federalize and by the Lua
+    ``kube.getPodDependencies`` of karmada_lua."""
+    spec = (pod_template or {}).get("spec") or {}
+    configmaps, secrets, claims = [], [], []
+    for reference in spec.get("imagePullSecrets") or []:
+        _add(secrets, (reference or {}).get("name"))
     for container in _containers(spec):
         for env_from in container.get("envFrom") or []:
-            _add(configmaps, (env_from.get("configMapRef") or {}).get("name"))
             _add(secrets, (env_from.get("secretRef") or {}).get("name"))
+            _add(configmaps, (env_from.get("configMapRef") or {}).get("name"))
         for env in container.get("env") or []:
             value_from = env.get("valueFrom") or {}
-            _add(configmaps, (value_from.get("configMapKeyRef") or {}).get("name"))
             _add(secrets, (value_from.get("secretKeyRef") or {}).get("name"))
+            _add(configmaps, (value_from.get("configMapKeyRef") or {}).get("name"))
     for volume in spec.get("volumes") or []:
-        _add(configmaps, (volume.get("configMap") or {}).get("name"))
-        _add(secrets, (volume.get("secret") or {}).get("secretName"))
-        for source in (volume.get("projected") or {}).get("sources") or []:
-            _add(configmaps, (source.get("configMap") or {}).get("name"))
-            _add(secrets, (source.get("secret") or {}).get("name"))
-        for plugin in ("azureFile",):
-            _add(secrets, (volume.get(plugin) or {}).get("secretName"))
-        for plugin in ("cephfs", "cinder", "flexVolume", "rbd", "scaleIO", "iscsi", "storageos"):
-            _add(secrets, ((volume.get(plugin) or {}).get("secretRef") or {}).get("name"))
-        _add(secrets, ((volume.get("csi") or {}).get("nodePublishSecretRef") or {}).get("name"))
+        _volume_references(volume, configmaps, secrets)
         _add(claims, (volume.get("persistentVolumeClaim") or {}).get("claimName"))
     account = spec.get("serviceAccountName")
-    if account and account != "default":
-        accounts.append(account)
-    return {
-        "ConfigMap": configmaps,
-        "Secret": secrets,
-        "ServiceAccount": accounts,
-        "PersistentVolumeClaim": claims,
-    }
+    by_kind = (("ConfigMap", configmaps), ("Secret", secrets),
+               ("ServiceAccount", [account] if account and account != "default" else []),
+               ("PersistentVolumeClaim", claims))
+    refs = []
+    for kind, names in by_kind:
+        for name in names:
+            ref = {"apiVersion": "v1", "kind": kind, "namespace": namespace, "name": name}
+            if not namespace:
+                del ref["namespace"]
+            refs.append(ref)
+    return refs
 
 
 def dependency_refs(obj):
     """``[{apiVersion, kind, namespace, name}]`` of everything ``obj``'s pods use (may be empty)."""
-    deps = pod_dependencies(pod_spec(obj))
-    namespace = obj.get("metadata", {}).get("namespace")
-    refs = []
-    for kind in ("ConfigMap", "Secret", "ServiceAccount", "PersistentVolumeClaim"):
-        for name in deps[kind]:
-            refs.append({"apiVersion": "v1", "kind": kind, "namespace": namespace, "name": name})
-    return refs
+    spec = pod_spec(obj)
+    if spec is None:
+        return []
+    return pod_dependencies({"spec": spec}, (obj.get("metadata") or {}).get("namespace"))
 
 
 def redact(obj):
@@ -482,73 +508,6 @@ def redact(obj):
     if LAST_APPLIED_ANNOTATION in annotations:
         annotations[LAST_APPLIED_ANNOTATION] = REDACTED
     return safe
-
-
-def resource_selector(template):
-    """The PropagationPolicy ``resourceSelectors`` entry naming one template."""
-    return {
-        "apiVersion": template["apiVersion"],
-        "kind": template["kind"],
-        "name": template["metadata"]["name"],
-    }
-
-
-def build_propagation_policy(name, namespace, selectors, clusters, propagate_deps, preserve):
-    """The adoption policy, shaped like ``karmadactl promote``'s ``buildPropagationPolicy``.
-
-    A PropagationPolicy when ``namespace`` is set, else a ClusterPropagationPolicy. Placement pins
-    ``clusters`` (the source cluster); no replicaScheduling, so Duplicated and the member keeps its
-    replica count; conflictResolution Overwrite adopts the running objects in place.
-    """
-    policy = {
-        "apiVersion": "policy.karmada.io/v1alpha1",
-        "kind": "PropagationPolicy" if namespace else "ClusterPropagationPolicy",
-        "metadata": {"name": name},
-        "spec": {
-            "propagateDeps": bool(propagate_deps),
-            "resourceSelectors": list(selectors),
-            "placement": {"clusterAffinity": {"clusterNames": list(clusters)}},
-            "conflictResolution": "Overwrite",
-            "preserveResourcesOnDeletion": bool(preserve),
-        },
-    }
-    if namespace:
-        policy["metadata"]["namespace"] = namespace
-    return policy
-
-
-def missing_selectors(policy, selectors):
-    """Entries of ``selectors`` that ``policy`` does not select yet (by apiVersion, kind, name)."""
-    have = set()
-    for sel in (policy.get("spec") or {}).get("resourceSelectors") or []:
-        have.add((sel.get("apiVersion"), sel.get("kind"), sel.get("name")))
-    return [s for s in selectors if (s["apiVersion"], s["kind"], s["name"]) not in have]
-
-
-def policy_clusters(policy):
-    """``placement.clusterAffinity.clusterNames`` of a policy (empty list when absent)."""
-    placement = (policy.get("spec") or {}).get("placement") or {}
-    return list((placement.get("clusterAffinity") or {}).get("clusterNames") or [])
-
-
-def label_selector_matches(selector, labels):
-    """Does a Kubernetes LabelSelector (matchLabels + matchExpressions) match ``labels``?"""
-    labels = labels or {}
-    selector = selector or {}
-    for key, value in (selector.get("matchLabels") or {}).items():
-        if labels.get(key) != value:
-            return False
-    for expr in selector.get("matchExpressions") or []:
-        key, op, values = expr.get("key"), expr.get("operator"), expr.get("values") or []
-        if op == "In" and labels.get(key) not in values:
-            return False
-        if op == "NotIn" and key in labels and labels[key] in values:
-            return False
-        if op == "Exists" and key not in labels:
-            return False
-        if op == "DoesNotExist" and key in labels:
-            return False
-    return True
 
 
 def workload_snapshot(workload, pods, replicasets):

@@ -19,7 +19,8 @@ Karmada facts this relies on (karmada-io/karmada@v1.18.2):
 - Binding names are ``lower(<name>-<kind>)`` with ':' replaced by '.'
   (``pkg/util/names/names.go`` ``GenerateBindingName``); attached bindings of dependencies use the
   same rule; Works carry the binding's ``resourcebinding.karmada.io/permanent-id`` label and live
-  in ``karmada-es-<cluster>`` (``GenerateExecutionSpaceName``).
+  in ``karmada-es-<cluster>`` (``GenerateExecutionSpaceName``). The names are karmada_engine's
+  (``binding_name``, ``execution_space``, ``works_of``); this module plans and judges.
 - ``status.aggregatedStatus[]`` of a binding has ``clusterName``, ``applied`` and ``health``
   (``Healthy`` also for kinds without a health interpreter,
   ``pkg/controllers/status/work_status_controller.go`` ``interpretHealth``).
@@ -30,18 +31,6 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import copy
-
-BINDING_PERMANENT_ID_LABEL = "resourcebinding.karmada.io/permanent-id"
-EXECUTION_SPACE_PREFIX = "karmada-es-"
-
-
-def binding_name(kind, name):
-    """Karmada's ResourceBinding name for a template."""
-    return (name.replace(":", ".") + "-" + kind).lower()
-
-
-def execution_space(cluster):
-    return EXECUTION_SPACE_PREFIX + cluster
 
 
 def replica_scheduling(mode, clusters, weights=None):
@@ -178,19 +167,6 @@ def binding_problems(binding, clusters):
         elif item.get("health") != "Healthy":
             problems.append("%s: %s in %s" % (name, item.get("health") or "health unknown", cluster))
     return problems
-
-
-def works_of(works, bindings):
-    """The Works (of one execution space) that belong to ``bindings``, by permanent id."""
-    ids = set()
-    for binding in bindings:
-        value = (binding.get("metadata", {}).get("labels") or {}).get(BINDING_PERMANENT_ID_LABEL)
-        if value:
-            ids.add(value)
-    return [
-        w for w in works
-        if (w.get("metadata", {}).get("labels") or {}).get(BINDING_PERMANENT_ID_LABEL) in ids
-    ]
 
 
 def preserving_works(works):

@@ -2,7 +2,11 @@
 # Copyright: multicloud.federation contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """Compare what Karmada and Kruise did with a federated UnitedDeployment against what they should
-have done, from live objects only. Plain functions on plain data (the module gathers the objects).
+have done, from live objects only.
+
+``evaluate`` and its named steps are plain functions on plain data; ``Verification`` gathers the
+objects (the control plane through the federation engine, each member directly through the access
+layer) and waits with ``cluster_access.poll`` until they match.
 
 Expectations:
 - per cluster: Karmada's division (karmada_placement.expected_placement: the live
@@ -19,6 +23,14 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import os
+
+from ansible_collections.multicloud.federation.plugins.module_utils.cluster_access import (
+    AccessError,
+    ApiError,
+    connect_member,
+    poll,
+)
 from ansible_collections.multicloud.federation.plugins.module_utils.karmada_division import compare_division
 from ansible_collections.multicloud.federation.plugins.module_utils.karmada_placement import (
     expected_placement,
@@ -30,6 +42,7 @@ from ansible_collections.multicloud.federation.plugins.module_utils.kruise_alloc
     next_partitions,
 )
 from ansible_collections.multicloud.federation.plugins.module_utils.united_deployment import (
+    SUBSET_WORKLOADS,
     expected_updated,
     pod_template,
     template_kind,
@@ -84,174 +97,247 @@ def _is_virtual_kubelet_subset(subset, vk_key, vk_value):
     return False
 
 
-def evaluate(template, binding, policy, clusters, members, karmada_version,
-             virtual_kubelet_label=("type", "virtual-kubelet"), api_version=None, kind=None):
-    """Everything verify checks, as rows and problems.
+STATUS_FIELDS = ("replicas", "readyReplicas", "updatedReplicas")
 
-    ``members``: {cluster: {"ud": the member's UnitedDeployment or None,
-    "workloads": {subset: its workload}, "pods": [pods of the UnitedDeployment],
-    "nodes": {node name: labels}, "error": why the member could not be read, or absent}}.
-    Returns {"ok", "problems", "notes", "rows", "clusters": {cluster: {expected, scheduled, member}},
-    "aggregated": {field: {expected, actual, sum}}, "expected_division", "uid"}.
-    """
-    api_version = api_version or template.get("apiVersion")
-    kind = kind or template.get("kind")
+
+def check_division(template, binding, policy, clusters, karmada_version, api_version, kind):
+    """Step 1, per cluster: Karmada's division from the live policy, Cluster list and UID, compared
+    with what the ResourceBinding scheduled.
+
+    Returns {"expected": {cluster: replicas}, "scheduled", "uid", "division" (expected_placement's
+    result or None), "problems", "notes"}."""
     spec = template.get("spec") or {}
-    total = spec.get("replicas")
-    problems = list(binding_problems(binding))
-    notes = []
-    uid = ((binding or {}).get("spec") or {}).get("resource", {}).get("uid") or ""
-    scheduled = dict((c.get("name"), c.get("replicas") or 0)
-                     for c in ((binding or {}).get("spec") or {}).get("clusters") or [])
-    expected = {}
-    division = None
+    binding_spec = (binding or {}).get("spec") or {}
+    uid = (binding_spec.get("resource") or {}).get("uid") or ""
+    scheduled = dict((c.get("name"), c.get("replicas") or 0) for c in binding_spec.get("clusters") or [])
+    outcome = {"expected": {}, "scheduled": scheduled, "uid": uid, "division": None, "problems": [], "notes": []}
     if policy is None:
-        problems.append("no PropagationPolicy claims %s %s" % (kind, (template.get("metadata") or {}).get("name")))
-    elif total is None:
-        problems.append("spec.replicas is not set on the control plane: nothing to divide")
-    else:
-        division = expected_placement(policy, clusters, total, uid, api_version, kind, karmada_version,
-                                      scheduled=tuple(scheduled))
-        if division["note"]:
-            notes.append(division["note"])
-        if division["replicas"] is None:
-            expected = dict(scheduled)
-        else:
-            expected = dict(division["replicas"])
-            for problem in compare_division({"replicas": division["replicas"], "tied": division["tied"]}, scheduled):
-                problems.append("Karmada scheduled differently from the policy: %s" % problem)
-            if division["tied"]:
-                # Any order inside a tied group is Karmada's; follow what it scheduled there.
-                for group in division["tied"]:
-                    for name in group:
-                        expected[name] = scheduled.get(name, 0)
-                expected = dict((k, v) for k, v in expected.items() if v > 0)
+        outcome["problems"].append("no PropagationPolicy claims %s %s"
+                                   % (kind, (template.get("metadata") or {}).get("name")))
+        return outcome
+    if spec.get("replicas") is None:
+        outcome["problems"].append("spec.replicas is not set on the control plane: nothing to divide")
+        return outcome
+    division = expected_placement(policy, clusters, spec["replicas"], uid, api_version, kind, karmada_version,
+                                  scheduled=tuple(scheduled))
+    outcome["division"] = division
+    if division["note"]:
+        outcome["notes"].append(division["note"])
+    if division["replicas"] is None:
+        # DynamicWeight and Aggregated depend on estimator data: only the binding tells.
+        outcome["expected"] = dict(scheduled)
+        return outcome
+    for problem in compare_division({"replicas": division["replicas"], "tied": division["tied"]}, scheduled):
+        outcome["problems"].append("Karmada scheduled differently from the policy: %s" % problem)
+    expected = dict(division["replicas"])
+    if division["tied"]:
+        # Any order inside a tied group is Karmada's; follow what it scheduled there.
+        for group in division["tied"]:
+            for name in group:
+                expected[name] = scheduled.get(name, 0)
+        expected = dict((k, v) for k, v in expected.items() if v > 0)
+    outcome["expected"] = expected
+    return outcome
 
-    subsets = (spec.get("topology") or {}).get("subsets") or []
-    ud_kind = template_kind(template)
-    template_images = _images((pod_template(template) or {}).get("spec"))
+
+def check_member_united_deployment(cluster, want, member_ud):
+    """Step 2, per member: its UnitedDeployment has the cluster's share, and Kruise observed it."""
+    problems = []
+    metadata, spec = member_ud.get("metadata") or {}, member_ud.get("spec") or {}
+    if spec.get("replicas") != want:
+        problems.append("cluster %s: its UnitedDeployment has spec.replicas %s, expected %d"
+                        % (cluster, spec.get("replicas"), want))
+    if (member_ud.get("status") or {}).get("observedGeneration") != metadata.get("generation"):
+        problems.append("cluster %s: Kruise has not observed generation %s yet" % (cluster, metadata.get("generation")))
+    return problems
+
+
+def check_subset_allocation(cluster, want, template_spec, workloads):
+    """Step 3, per member: Kruise's allocation of the cluster's share to the subsets (the subset
+    workloads' current replicas keep the remainder sticky), and the partitions it derives.
+
+    Returns (allocation {subset: replicas}, partitions {subset: partition}, problems)."""
+    subsets = (template_spec.get("topology") or {}).get("subsets") or []
+    current = dict((name, (w.get("spec") or {}).get("replicas") or 0) for name, w in workloads.items())
+    problems = []
+    try:
+        allocation = allocate(want, subsets, current, (template_spec.get("topology") or {}).get("scheduleStrategy"))
+    except KruiseAllocationError as error:
+        problems.append("cluster %s: Kruise cannot allocate %d replicas to the subsets: %s" % (cluster, want, error))
+        allocation = {}
+    return allocation, next_partitions(subsets, allocation, template_spec.get("updateStrategy")), problems
+
+
+def check_pods_on_nodes(cluster, subset, subset_pods, nodes, virtual_kubelet_label):
+    """Step 4, per subset: each pod runs on an existing node that matches the subset's
+    nodeSelectorTerm (a virtual-kubelet subset's on a virtual-kubelet node). Returns (ready pods
+    on matching nodes, problems)."""
     vk_key, vk_value = virtual_kubelet_label
-    rows = []
-    cluster_summary = {}
-    sums = {"replicas": 0, "readyReplicas": 0, "updatedReplicas": 0}
-    expected_updated_total = 0
-    for cluster in sorted(set(expected) | set(scheduled) | set(members)):
-        want = expected.get(cluster, 0)
-        member = members.get(cluster) or {}
-        member_ud = member.get("ud")
-        summary = {"expected": want, "scheduled": scheduled.get(cluster, 0), "member": None}
-        cluster_summary[cluster] = summary
-        if member.get("error"):
-            problems.append("cluster %s could not be read: %s" % (cluster, member["error"]))
+    name = subset.get("name")
+    is_vk = _is_virtual_kubelet_subset(subset, vk_key, vk_value)
+    ready, problems = 0, []
+    for pod in subset_pods:
+        node = (pod.get("spec") or {}).get("nodeName")
+        labels = nodes.get(node)
+        pod_name = (pod.get("metadata") or {}).get("name")
+        if node and labels is None:
+            problems.append("cluster %s: pod %s runs on node %s, which does not exist" % (cluster, pod_name, node))
             continue
-        if member_ud is None:
-            if want:
-                problems.append("cluster %s: the UnitedDeployment does not exist there" % cluster)
+        if node and not node_selector_term_matches(subset.get("nodeSelectorTerm"), labels):
+            problems.append("cluster %s: pod %s of subset %s runs on node %s, which does not match the subset's "
+                            "nodeSelectorTerm" % (cluster, pod_name, name, node))
             continue
-        member_spec = member_ud.get("spec") or {}
-        member_status = member_ud.get("status") or {}
-        summary["member"] = member_spec.get("replicas")
-        if member_spec.get("replicas") != want:
-            problems.append("cluster %s: its UnitedDeployment has spec.replicas %s, expected %d"
-                            % (cluster, member_spec.get("replicas"), want))
-        if member_status.get("observedGeneration") != (member_ud.get("metadata") or {}).get("generation"):
-            problems.append("cluster %s: Kruise has not observed generation %s yet"
-                            % (cluster, (member_ud.get("metadata") or {}).get("generation")))
-        for field in sums:
-            sums[field] += member_status.get(field) or 0
-        workloads = member.get("workloads") or {}
-        current = dict((name, (w.get("spec") or {}).get("replicas") or 0) for name, w in workloads.items())
-        try:
-            allocation = allocate(want, subsets, current, (spec.get("topology") or {}).get("scheduleStrategy"))
-        except KruiseAllocationError as error:
-            problems.append("cluster %s: Kruise cannot allocate %d replicas to the subsets: %s" % (cluster, want, error))
-            allocation = {}
-        partitions = next_partitions(subsets, allocation, spec.get("updateStrategy"))
-        pods = [p for p in member.get("pods") or [] if not (p.get("metadata") or {}).get("deletionTimestamp")]
-        nodes = member.get("nodes") or {}
-        cluster_row = {"cluster": cluster, "subset": TOTAL, "expected": want, "actual": 0, "ready": 0,
-                       "expected_updated": 0, "updated": 0}
-        for subset in subsets:
-            name = subset.get("name")
-            subset_pods = [p for p in pods if ((p.get("metadata") or {}).get("labels") or {}).get(SUBSET_LABEL) == name]
-            is_vk = _is_virtual_kubelet_subset(subset, vk_key, vk_value)
-            ready = 0
-            for pod in subset_pods:
-                node = (pod.get("spec") or {}).get("nodeName")
-                labels = nodes.get(node)
-                pod_name = (pod.get("metadata") or {}).get("name")
-                if node and labels is None:
-                    problems.append("cluster %s: pod %s runs on node %s, which does not exist" % (cluster, pod_name, node))
-                    continue
-                if node and not node_selector_term_matches(subset.get("nodeSelectorTerm"), labels):
-                    problems.append("cluster %s: pod %s of subset %s runs on node %s, which does not match the subset's "
-                                    "nodeSelectorTerm" % (cluster, pod_name, name, node))
-                    continue
-                on_vk = (labels or {}).get(vk_key) == vk_value
-                if node and is_vk and not on_vk:
-                    problems.append("cluster %s: pod %s of virtual-kubelet subset %s runs on node %s, which is not a "
-                                    "virtual-kubelet node" % (cluster, pod_name, name, node))
-                    continue
-                if _pod_ready(pod):
-                    ready += 1
-            updated = sum(1 for p in subset_pods if _images((p.get("spec") or {})) == template_images)
-            subset_expected = allocation.get(name, 0)
-            workload = workloads.get(name)
-            partition = partitions.get(name, 0)
-            workload_status = (workload or {}).get("status") or {}
-            if workload_status.get("currentRevision") and \
-                    workload_status.get("currentRevision") == workload_status.get("updateRevision"):
-                # A partition keeps pods on the workload's currentRevision (kruise v1.9.0
-                # pkg/controller/cloneset/sync/cloneset_sync_utils.go calculateDiffsWithExpectation:
-                # expectedTotalOldCount = partition, created from currentRevision by NewVersionedPods);
-                # with no older revision (a new workload) those pods are the update revision.
-                partition = 0
-            want_updated = expected_updated(ud_kind, subset_expected, partition)
-            workload_updated = ((workload or {}).get("status") or {}).get("updatedReplicas") or 0
-            row = {"cluster": cluster, "subset": name, "expected": subset_expected, "actual": len(subset_pods),
-                   "ready": ready, "expected_updated": want_updated, "updated": updated,
-                   "virtual_kubelet": is_vk}
-            rows.append(row)
-            for field in ("actual", "ready", "expected_updated", "updated"):
-                cluster_row[field] += row[field]
-            if row["actual"] != subset_expected:
-                problems.append("cluster %s subset %s: %d pods, expected %d" % (cluster, name, row["actual"], subset_expected))
-            if ready != subset_expected:
-                problems.append("cluster %s subset %s: %d pods ready on matching nodes, expected %d"
-                                % (cluster, name, ready, subset_expected))
-            if updated != want_updated:
-                problems.append("cluster %s subset %s: %d pods run the template's image(s), expected %d"
-                                % (cluster, name, updated, want_updated))
-            if workload is not None and workload_updated != want_updated:
-                problems.append("cluster %s subset %s: the subset workload reports %d updated replicas, expected %d"
-                                % (cluster, name, workload_updated, want_updated))
-        expected_updated_total += cluster_row["expected_updated"]
-        rows.append(cluster_row)
+        if node and is_vk and (labels or {}).get(vk_key) != vk_value:
+            problems.append("cluster %s: pod %s of virtual-kubelet subset %s runs on node %s, which is not a "
+                            "virtual-kubelet node" % (cluster, pod_name, name, node))
+            continue
+        if _pod_ready(pod):
+            ready += 1
+    return ready, problems
 
+
+def subset_expected_updated(ud_kind, replicas, partition, workload):
+    """Pods of a subset that should run the template's revision."""
+    workload_status = (workload or {}).get("status") or {}
+    if workload_status.get("currentRevision") and \
+            workload_status.get("currentRevision") == workload_status.get("updateRevision"):
+        # A partition keeps pods on the workload's currentRevision (kruise v1.9.0
+        # pkg/controller/cloneset/sync/cloneset_sync_utils.go calculateDiffsWithExpectation:
+        # expectedTotalOldCount = partition, created from currentRevision by NewVersionedPods);
+        # with no older revision (a new workload) those pods are the update revision.
+        partition = 0
+    return expected_updated(ud_kind, replicas, partition)
+
+
+def check_subset(cluster, subset, expected, partition, member, template, virtual_kubelet_label):
+    """Steps 4 and 5, per subset: pods on the right nodes, then counts, readiness and revision.
+    Returns (row, problems)."""
+    name = subset.get("name")
+    pods = [p for p in member.get("pods") or [] if not (p.get("metadata") or {}).get("deletionTimestamp")]
+    subset_pods = [p for p in pods if ((p.get("metadata") or {}).get("labels") or {}).get(SUBSET_LABEL) == name]
+    ready, problems = check_pods_on_nodes(cluster, subset, subset_pods, member.get("nodes") or {},
+                                          virtual_kubelet_label)
+    template_images = _images((pod_template(template) or {}).get("spec"))
+    updated = sum(1 for p in subset_pods if _images(p.get("spec") or {}) == template_images)
+    workload = (member.get("workloads") or {}).get(name)
+    want_updated = subset_expected_updated(template_kind(template), expected, partition, workload)
+    row = {"cluster": cluster, "subset": name, "expected": expected, "actual": len(subset_pods),
+           "ready": ready, "expected_updated": want_updated, "updated": updated,
+           "virtual_kubelet": _is_virtual_kubelet_subset(subset, *virtual_kubelet_label)}
+    if row["actual"] != expected:
+        problems.append("cluster %s subset %s: %d pods, expected %d" % (cluster, name, row["actual"], expected))
+    if ready != expected:
+        problems.append("cluster %s subset %s: %d pods ready on matching nodes, expected %d"
+                        % (cluster, name, ready, expected))
+    if updated != want_updated:
+        problems.append("cluster %s subset %s: %d pods run the template's image(s), expected %d"
+                        % (cluster, name, updated, want_updated))
+    workload_updated = ((workload or {}).get("status") or {}).get("updatedReplicas") or 0
+    if workload is not None and workload_updated != want_updated:
+        problems.append("cluster %s subset %s: the subset workload reports %d updated replicas, expected %d"
+                        % (cluster, name, workload_updated, want_updated))
+    return row, problems
+
+
+def check_member(cluster, want, member, template, virtual_kubelet_label):
+    """Steps 2 to 5 for one member cluster.
+
+    Returns {"replicas": its UnitedDeployment's spec.replicas (None when there is none), "rows"
+    (one per subset, then the cluster's total), "problems", "status": {field: the member's value}}."""
+    outcome = {"replicas": None, "rows": [], "problems": [], "status": dict.fromkeys(STATUS_FIELDS, 0)}
+    if member.get("error"):
+        outcome["problems"].append("cluster %s could not be read: %s" % (cluster, member["error"]))
+        return outcome
+    member_ud = member.get("ud")
+    if member_ud is None:
+        if want:
+            outcome["problems"].append("cluster %s: the UnitedDeployment does not exist there" % cluster)
+        return outcome
+    outcome["replicas"] = (member_ud.get("spec") or {}).get("replicas")
+    outcome["problems"].extend(check_member_united_deployment(cluster, want, member_ud))
+    member_status = member_ud.get("status") or {}
+    for field in STATUS_FIELDS:
+        outcome["status"][field] = member_status.get(field) or 0
+    spec = template.get("spec") or {}
+    allocation, partitions, problems = check_subset_allocation(cluster, want, spec, member.get("workloads") or {})
+    outcome["problems"].extend(problems)
+    total_row = {"cluster": cluster, "subset": TOTAL, "expected": want, "actual": 0, "ready": 0,
+                 "expected_updated": 0, "updated": 0}
+    for subset in (spec.get("topology") or {}).get("subsets") or []:
+        name = subset.get("name")
+        row, problems = check_subset(cluster, subset, allocation.get(name, 0), partitions.get(name, 0), member,
+                                     template, virtual_kubelet_label)
+        outcome["rows"].append(row)
+        outcome["problems"].extend(problems)
+        for field in ("actual", "ready", "expected_updated", "updated"):
+            total_row[field] += row[field]
+    outcome["rows"].append(total_row)
+    return outcome
+
+
+def check_aggregated_status(template, sums, expected_updated_total):
+    """Step 6: the control plane's aggregated status equals the members' sum, which equals what the
+    template asks for. Returns ({field: {expected, actual, sum}}, problems)."""
     status = template.get("status") or {}
-    aggregated = {}
-    wanted = {"replicas": total or 0, "readyReplicas": total or 0, "updatedReplicas": expected_updated_total}
-    for field in ("replicas", "readyReplicas", "updatedReplicas"):
+    total = (template.get("spec") or {}).get("replicas") or 0
+    wanted = {"replicas": total, "readyReplicas": total, "updatedReplicas": expected_updated_total}
+    aggregated, problems = {}, []
+    for field in STATUS_FIELDS:
         aggregated[field] = {"expected": wanted[field], "actual": status.get(field), "sum": sums[field]}
         if status.get(field) != sums[field]:
             problems.append("control plane status.%s is %s, the members sum to %d" % (field, status.get(field), sums[field]))
         if sums[field] != wanted[field]:
             problems.append("the members' status.%s sums to %d, expected %d" % (field, sums[field], wanted[field]))
-    if status.get("observedGeneration") != (template.get("metadata") or {}).get("generation"):
+    generation = (template.get("metadata") or {}).get("generation")
+    if status.get("observedGeneration") != generation:
         problems.append("the control plane's aggregated status has not observed generation %s yet (observedGeneration %s)"
-                        % ((template.get("metadata") or {}).get("generation"), status.get("observedGeneration")))
+                        % (generation, status.get("observedGeneration")))
+    return aggregated, problems
+
+
+def evaluate(template, binding, policy, clusters, members, karmada_version,
+             virtual_kubelet_label=("type", "virtual-kubelet"), api_version=None, kind=None):
+    """Everything verify checks, as rows and problems: the binding's state, then the steps above.
+
+    ``members``: {cluster: {"ud": the member's UnitedDeployment or None,
+    "workloads": {subset: its workload}, "pods": [pods of the UnitedDeployment],
+    "nodes": {node name: labels}, "error": why the member could not be read, or absent}}.
+    Returns {"ok", "problems", "notes", "rows", "clusters": {cluster: {expected, scheduled, member}},
+    "aggregated": {field: {expected, actual, sum}}, "expected_division", "scheduled", "uid",
+    "strategy", "weights"}.
+    """
+    division = check_division(template, binding, policy, clusters, karmada_version,
+                              api_version or template.get("apiVersion"), kind or template.get("kind"))
+    expected, scheduled = division["expected"], division["scheduled"]
+    problems = binding_problems(binding) + division["problems"]
+    rows, cluster_summary = [], {}
+    sums = dict.fromkeys(STATUS_FIELDS, 0)
+    expected_updated_total = 0
+    for cluster in sorted(set(expected) | set(scheduled) | set(members)):
+        want = expected.get(cluster, 0)
+        checked = check_member(cluster, want, members.get(cluster) or {}, template, virtual_kubelet_label)
+        cluster_summary[cluster] = {"expected": want, "scheduled": scheduled.get(cluster, 0),
+                                    "member": checked["replicas"]}
+        rows.extend(checked["rows"])
+        problems.extend(checked["problems"])
+        for field in STATUS_FIELDS:
+            sums[field] += checked["status"][field]
+        expected_updated_total += sum(r["expected_updated"] for r in checked["rows"] if r["subset"] == TOTAL)
+    aggregated, aggregated_problems = check_aggregated_status(template, sums, expected_updated_total)
+    problems.extend(aggregated_problems)
+    placement = division["division"]
     return {
         "ok": not problems,
         "problems": problems,
-        "notes": notes,
+        "notes": division["notes"],
         "rows": rows,
         "clusters": cluster_summary,
         "aggregated": aggregated,
         "expected_division": expected,
         "scheduled": scheduled,
-        "uid": uid,
-        "strategy": division["strategy"] if division else None,
-        "weights": division["weights"] if division else {},
+        "uid": division["uid"],
+        "strategy": placement["strategy"] if placement else None,
+        "weights": placement["weights"] if placement else {},
     }
 
 
@@ -335,3 +421,131 @@ def render_markdown(result, title, svg_name):
 
 def _inline(mapping):
     return "{%s}" % ", ".join("%s: %s" % (k, mapping[k]) for k in sorted(mapping or {}))
+
+
+# --- gathering the live objects and waiting ------------------------------------------------------
+
+# The pause between two looks grows from the module's poll_interval up to this (or poll_interval
+# when that is longer): a split that settles late is not read every few seconds for minutes.
+MAX_POLL_INTERVAL = 10
+
+
+def _selector_string(match_labels):
+    return ",".join("%s=%s" % (k, v) for k, v in sorted((match_labels or {}).items()))
+
+
+def read_member(cluster, name, namespace, api_version):
+    """The member's UnitedDeployment, its subset workloads, pods and node labels (``cluster``: the
+    member's ``cluster_access.Cluster``; its ApiError propagates)."""
+    ud = cluster.get(api_version, "UnitedDeployment", name, namespace)
+    if ud is None:
+        return {"ud": None}
+    kind = template_kind(ud)
+    workloads = {}
+    if kind is not None:
+        workload_api, workload_kind = SUBSET_WORKLOADS[kind]
+        for workload in cluster.list(workload_api, workload_kind, namespace=namespace):
+            metadata = workload.get("metadata") or {}
+            owned = any(ref.get("uid") == ud["metadata"].get("uid") for ref in metadata.get("ownerReferences") or [])
+            subset = (metadata.get("labels") or {}).get(SUBSET_LABEL)
+            if owned and subset:
+                workloads[subset] = workload
+    selector = _selector_string(((ud.get("spec") or {}).get("selector") or {}).get("matchLabels"))
+    pods = cluster.list("v1", "Pod", namespace=namespace, label_selector=selector or None)
+    nodes = dict((n["metadata"]["name"], n["metadata"].get("labels") or {}) for n in cluster.list("v1", "Node"))
+    return {"ud": ud, "workloads": workloads, "pods": pods, "nodes": nodes}
+
+
+def _reason(error, cluster_name):
+    """The error's text without the access layer's leading "cluster <name>: " (the finding names
+    the cluster already)."""
+    text = str(error)
+    prefix = "cluster %s: " % cluster_name
+    return text[len(prefix):] if text.startswith(prefix) else text
+
+
+class Verification(object):
+    """One verification of the UnitedDeployment ``namespace/name``.
+
+    ``engine``: the control plane's ``FederationEngine`` (its policy, placement and clusters);
+    ``members``: MEMBER_ACCESS_SPEC entries; ``connect``: how to reach one (by default the access
+    layer's ``connect_member``). A member that cannot be reached or read (ApiError,
+    AccessError) is a finding and is read again on the next look; any other exception is a defect
+    and ends the run at once."""
+
+    def __init__(self, engine, members, name, namespace, api_version, karmada_version,
+                 virtual_kubelet_label=("type", "virtual-kubelet"), connect=None):
+        for index, member in enumerate(members):
+            if not member.get("name") or not member.get("kubeconfig"):
+                raise AccessError("members[%d] needs name and kubeconfig (the member_clusters filter gives them)" % index)
+        self.engine = engine
+        self.members = members
+        self.name, self.namespace, self.api_version = name, namespace, api_version
+        self.karmada_version = karmada_version
+        self.virtual_kubelet_label = tuple(virtual_kubelet_label)
+        self._connect = connect or connect_member
+        self._connected = {}
+
+    def member_state(self, member):
+        """read_member() of one member, or {"error": why it could not be read}."""
+        try:
+            cluster = self._connected.get(member["name"])
+            if cluster is None:
+                cluster = self._connected[member["name"]] = self._connect(member)
+            return read_member(cluster, self.name, self.namespace, self.api_version)
+        except (ApiError, AccessError) as error:
+            return {"error": _reason(error, member["name"])}
+
+    def look(self):
+        """(evaluate()'s result or None when the template does not exist, its problems)."""
+        template = self.engine.control_plane.get(self.api_version, "UnitedDeployment", self.name, self.namespace)
+        if template is None:
+            return None, ["the UnitedDeployment %s/%s does not exist on the control plane" % (self.namespace, self.name)]
+        policy, _policy_kind = self.engine.workload_policy(template)
+        members = dict((m["name"], self.member_state(m)) for m in self.members)
+        result = evaluate(template, self.engine.placement(template), policy, self.engine.clusters(), members,
+                          self.karmada_version, virtual_kubelet_label=self.virtual_kubelet_label,
+                          api_version=self.api_version)
+        return result, result["problems"]
+
+    def run(self, timeout, interval):
+        """Look until nothing differs or ``timeout`` seconds passed: (result, problems, waited)."""
+        def probe():
+            result, problems = self.look()
+            return not problems, (result, problems)
+
+        _done, (result, problems), waited = poll(probe, timeout, interval, max(interval, MAX_POLL_INTERVAL))
+        return result, problems, waited
+
+
+def outcome(result, waited):
+    """The module's return values for evaluate()'s result."""
+    return dict(table=result["rows"], table_text=render_table(result), aggregated=result["aggregated"],
+                expected_division=result["expected_division"], scheduled=result["scheduled"],
+                uid=result["uid"], weights=result["weights"], problems=result["problems"],
+                notes=result["notes"], waited=waited)
+
+
+def write_if_changed(path, content, check_mode):
+    """Whether ``path`` does not hold ``content`` yet; writes it unless ``check_mode``."""
+    try:
+        with open(path) as handle:
+            if handle.read() == content:
+                return False
+    except (IOError, OSError):
+        pass
+    if not check_mode:
+        with open(path, "w") as handle:
+            handle.write(content)
+    return True
+
+
+def write_report(result, title, report_dir, base, check_mode):
+    """The Markdown report and SVG chart ``<base>.md``/``.svg`` in ``report_dir``: (paths, changed)."""
+    if not check_mode and not os.path.isdir(report_dir):
+        os.makedirs(report_dir)
+    svg_path = os.path.join(report_dir, base + ".svg")
+    md_path = os.path.join(report_dir, base + ".md")
+    changed = write_if_changed(svg_path, render_svg(result, title), check_mode)
+    changed = write_if_changed(md_path, render_markdown(result, title, base + ".svg"), check_mode) or changed
+    return {"markdown": md_path, "svg": svg_path}, changed

@@ -1,18 +1,20 @@
 # -*- coding: utf-8 -*-
 # Copyright: multicloud.federation contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Helm's ``kubeVersion`` check, and removing ``kubeVersion`` from a chart.
+"""When to remove ``kubeVersion`` from a chart, and removing it.
 
 Helm refuses to install a chart whose ``Chart.yaml kubeVersion`` the server version does not
-satisfy, and also when either cannot be parsed (helm.sh/helm/v3@v3.17.4
-``pkg/chartutil/compatible.go IsCompatibleRange``: ``semver.NewVersion(gitVersion)`` then
-``semver.NewConstraint(kubeVersion).Check``; the version is the server's ``/version`` gitVersion,
-``pkg/action/action.go getCapabilities``). A Karmada control plane behind UCS answers ``/version``
-with an empty gitVersion, so every chart with a ``kubeVersion`` fails there.
+satisfy, and also when the server version cannot be parsed (helm.sh/helm/v3@v3.17.4
+``pkg/chartutil/compatible.go IsCompatibleRange``: ``semver.NewVersion(gitVersion)`` first; the
+version is the server's ``/version`` gitVersion, ``pkg/action/action.go getCapabilities``). A
+Karmada control plane behind UCS answers ``/version`` with an empty gitVersion, so every chart
+with a ``kubeVersion`` fails there although nothing is known to be too old.
 
-``satisfies`` reproduces that check with the rules of github.com/Masterminds/semver/v3@v3.3.0
-(``version.go NewVersion``/``Compare``, ``constraints.go``), the library Helm 3 uses, so the
-collection removes ``kubeVersion`` exactly when Helm would refuse the chart.
+Only that case needs the chart changed: when Helm can read the server's version, its own check is
+the guard against a cluster that is too old, and the chart is kept as it is so that Helm refuses
+such a cluster with its own message. ``helm_can_parse_version`` therefore follows
+github.com/Masterminds/semver/v3@v3.3.0 ``version.go NewVersion`` (the non-strict parser Helm
+calls) and nothing more.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -24,294 +26,49 @@ import os
 import re
 import tarfile
 
-# version.go semVerRegex (NewVersion, the non-strict parser Helm calls).
+# version.go semVerRegex.
 _VERSION = re.compile(
     r"^v?([0-9]+)(\.[0-9]+)?(\.[0-9]+)?"
     r"(-([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?"
     r"(\+([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?$"
 )
-# constraints.go cvRegex, the version inside a constraint (x, X and * allowed).
-_CV = (
-    r"v?([0-9|x|X|\*]+)(\.[0-9|x|X|\*]+)?(\.[0-9|x|X|\*]+)?"
-    r"(-([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?"
-    r"(\+([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?"
-)
-_OPS = r"=||!=|>|<|>=|=>|<=|=<|~|~>|\^"
-_CONSTRAINT = re.compile(r"^\s*(%s)\s*(%s)\s*$" % (_OPS, _CV))
-_RANGE = re.compile(r"\s*(%s)\s+-\s+(%s)\s*" % (_CV, _CV))
-_FIND = re.compile(r"(%s)\s*(%s)" % (_OPS, _CV))
-_VALID = re.compile(r"^(\s*(%s)\s*(%s)\s*)((?:\s+|,\s*)(%s)\s*(%s)\s*)*$" % (_OPS, _CV, _OPS, _CV))
 _NUM = re.compile(r"^[0-9]+$")
-_ALLOWED = re.compile(r"^[0-9A-Za-z\-]*$")
 _UINT64_MAX = 2 ** 64 - 1
 
 
-class SemverError(ValueError):
-    """A version or constraint Masterminds/semver would not parse."""
-
-
-class Version(object):
-    """A parsed version: major, minor, patch and the prerelease string."""
-
-    def __init__(self, major, minor, patch, pre=""):
-        self.major = major
-        self.minor = minor
-        self.patch = patch
-        self.pre = pre
-
-    def __repr__(self):
-        return "Version(%d, %d, %d, %r)" % (self.major, self.minor, self.patch, self.pre)
-
-
-def _segment(text):
-    value = int(text)
-    if value > _UINT64_MAX:
-        raise SemverError("version segment out of range: %s" % text)
-    return value
-
-
-def parse_version(text):
-    """``semver.NewVersion``: ``v`` prefix allowed, minor and patch optional."""
+def helm_can_parse_version(text):
+    """Whether ``semver.NewVersion`` accepts ``text`` (``v`` prefix allowed, minor and patch optional)."""
     match = _VERSION.match(text or "")
     if not match:
-        raise SemverError("invalid semantic version: %r" % (text,))
-    pre = match.group(5) or ""
-    for part in pre.split(".") if pre else []:
-        if _NUM.match(part):
-            if len(part) > 1 and part[0] == "0":
-                raise SemverError("version segment starts with 0: %r" % (text,))
-        elif not _ALLOWED.match(part):
-            raise SemverError("invalid prerelease: %r" % (text,))
-    return Version(
-        _segment(match.group(1)),
-        _segment(match.group(2)[1:]) if match.group(2) else 0,
-        _segment(match.group(3)[1:]) if match.group(3) else 0,
-        pre,
-    )
-
-
-def _compare_pre_part(s, o):
-    if s == o:
-        return 0
-    if s == "":
-        return -1
-    if o == "":
-        return 1
-    s_num = _NUM.match(s) is not None
-    o_num = _NUM.match(o) is not None
-    if not s_num and not o_num:
-        return 1 if s > o else -1
-    if not o_num:
-        return -1
-    if not s_num:
-        return 1
-    return 1 if int(s) > int(o) else -1
-
-
-def _compare_prerelease(v, o):
-    sparts = v.split(".")
-    oparts = o.split(".")
-    for i in range(max(len(sparts), len(oparts))):
-        d = _compare_pre_part(sparts[i] if i < len(sparts) else "", oparts[i] if i < len(oparts) else "")
-        if d:
-            return d
-    return 0
-
-
-def compare(v, o):
-    """``Version.Compare``: -1, 0 or 1; build metadata is ignored."""
-    for a, b in ((v.major, o.major), (v.minor, o.minor), (v.patch, o.patch)):
-        if a != b:
-            return -1 if a < b else 1
-    if v.pre == "" and o.pre == "":
-        return 0
-    if v.pre == "":
-        return 1
-    if o.pre == "":
-        return -1
-    return _compare_prerelease(v.pre, o.pre)
-
-
-class _Constraint(object):
-    def __init__(self, op, con, dirty=False, minor_dirty=False, patch_dirty=False):
-        self.op = op
-        self.con = con
-        self.dirty = dirty
-        self.minor_dirty = minor_dirty
-        self.patch_dirty = patch_dirty
-
-
-def _is_x(text):
-    return text in ("x", "X", "*")
-
-
-def _parse_constraint(text):
-    match = _CONSTRAINT.match(text)
-    if not match:
-        raise SemverError("improper constraint: %s" % text)
-    op = match.group(1)
-    major, minor, patch, pre_part = match.group(3), match.group(4) or "", match.group(5) or "", match.group(6) or ""
-    dirty = minor_dirty = patch_dirty = False
-    ver = match.group(2)
-    if _is_x(major) or major == "":
-        ver = "0.0.0" + pre_part
-        dirty = True
-    elif _is_x(minor[1:]) or minor == "":
-        minor_dirty = dirty = True
-        ver = "%s.0.0%s" % (major, pre_part)
-    elif _is_x(patch[1:]) or patch == "":
-        dirty = patch_dirty = True
-        ver = "%s%s.0%s" % (major, minor, pre_part)
-    try:
-        con = parse_version(ver)
-    except SemverError:
-        raise SemverError("constraint Parser Error")
-    return _Constraint(op, con, dirty, minor_dirty, patch_dirty)
-
-
-def parse_constraints(text):
-    """``semver.NewConstraint``: a list of OR groups, each a list of AND constraints."""
-    for match in _RANGE.finditer(text):
-        text = text.replace(match.group(0), ">= %s, <= %s " % (match.group(1), match.group(11)), 1)
-    groups = []
-    for segment in text.split("||"):
-        if not _VALID.match(segment):
-            raise SemverError("improper constraint: %s" % segment)
-        found = [m.group(0) for m in _FIND.finditer(segment)] or [segment]
-        groups.append([_parse_constraint(item) for item in found])
-    return groups
-
-
-def _prerelease_excluded(v, c):
-    return v.pre != "" and c.con.pre == ""
-
-
-def _tilde(v, c):
-    if _prerelease_excluded(v, c) or compare(v, c.con) < 0:
         return False
-    if (c.con.major, c.con.minor, c.con.patch) == (0, 0, 0) and not c.minor_dirty and not c.patch_dirty:
-        return True
-    if v.major != c.con.major:
+    # Each of major, minor and patch must fit an uint64.
+    if any(int(group.lstrip(".")) > _UINT64_MAX for group in match.groups()[:3] if group):
         return False
-    return v.minor == c.con.minor or c.minor_dirty
+    prerelease = match.group(5) or ""
+    # Numeric prerelease identifiers must not have leading zeros.
+    return not any(_NUM.match(part) and len(part) > 1 and part[0] == "0"
+                   for part in (prerelease.split(".") if prerelease else []))
 
 
-def _tilde_or_equal(v, c):
-    if _prerelease_excluded(v, c):
-        return False
-    if c.dirty:
-        return _tilde(v, c)
-    return compare(v, c.con) == 0
+def kube_version_removal(mode, chart_kube_version, server_version):
+    """Whether the prepared chart lacks the chart's kubeVersion, and why: ``(remove, reason)``.
 
-
-def _not_equal(v, c):
-    if c.dirty:
-        if _prerelease_excluded(v, c):
-            return False
-        if c.con.major != v.major:
-            return True
-        if c.con.minor != v.minor and not c.minor_dirty:
-            return True
-        if c.minor_dirty:
-            return False
-        if c.con.patch != v.patch and not c.patch_dirty:
-            return True
-        if c.patch_dirty:
-            if v.pre != "" or c.con.pre != "":
-                return _compare_prerelease(v.pre, c.con.pre) != 0
-            return False
-    return compare(v, c.con) != 0
-
-
-def _greater(v, c):
-    if _prerelease_excluded(v, c):
-        return False
-    if not c.dirty:
-        return compare(v, c.con) == 1
-    if v.major != c.con.major:
-        return v.major > c.con.major
-    if c.minor_dirty:
-        return False
-    if c.patch_dirty:
-        return v.minor > c.con.minor
-    return compare(v, c.con) == 1
-
-
-def _less(v, c):
-    return not _prerelease_excluded(v, c) and compare(v, c.con) < 0
-
-
-def _greater_equal(v, c):
-    return not _prerelease_excluded(v, c) and compare(v, c.con) >= 0
-
-
-def _less_equal(v, c):
-    if _prerelease_excluded(v, c):
-        return False
-    if not c.dirty:
-        return compare(v, c.con) <= 0
-    if v.major > c.con.major:
-        return False
-    return not (v.major == c.con.major and v.minor > c.con.minor and not c.minor_dirty)
-
-
-def _caret(v, c):
-    if _prerelease_excluded(v, c) or compare(v, c.con) < 0:
-        return False
-    if c.con.major > 0 or c.minor_dirty:
-        return v.major == c.con.major
-    if v.major > 0:
-        return False
-    if c.con.minor > 0 or c.patch_dirty:
-        return v.minor == c.con.minor
-    if v.minor > 0:
-        return False
-    return c.con.patch == v.patch
-
-
-_CHECKS = {
-    "": _tilde_or_equal,
-    "=": _tilde_or_equal,
-    "!=": _not_equal,
-    ">": _greater,
-    "<": _less,
-    ">=": _greater_equal,
-    "=>": _greater_equal,
-    "<=": _less_equal,
-    "=<": _less_equal,
-    "~": _tilde,
-    "~>": _tilde,
-    "^": _caret,
-}
-
-
-def satisfies(constraint, version):
-    """True when Helm's ``IsCompatibleRange(constraint, version)`` would be true.
-
-    Raises SemverError (with the reason) where Helm returns false because one of the two does
-    not parse, so callers can tell "too old" from "unreadable".
+    ``mode`` is ``always``, ``never`` or ``auto``; ``auto`` removes it only when Helm cannot read the
+    server's version, where Helm would refuse the chart whatever it requires. A version Helm can
+    read leaves Helm's own check in place.
     """
-    parsed = parse_version(version)
-    groups = parse_constraints(constraint)
-    return any(all(_CHECKS[c.op](parsed, c) for c in group) for group in groups)
-
-
-def kube_version_verdict(constraint, server_version):
-    """Whether Helm would accept a chart's kubeVersion against this server, and why.
-
-    Returns ``(accepted, reason)``; a chart without kubeVersion is always accepted.
-    """
-    if not constraint:
-        return True, "the chart declares no kubeVersion"
+    if not chart_kube_version:
+        return False, "the chart declares no kubeVersion"
+    if mode == "always":
+        return True, "removal was asked for (remove_kube_version=always)"
+    if mode == "never":
+        return False, "removal was switched off (remove_kube_version=never)"
     if not server_version:
-        return False, "the server reports an empty gitVersion, which Helm cannot parse"
-    try:
-        if satisfies(constraint, server_version):
-            return True, "server version %s satisfies kubeVersion %r" % (server_version, constraint)
-        return False, "server version %s does not satisfy kubeVersion %r" % (server_version, constraint)
-    except SemverError as exc:
-        return False, "Helm cannot evaluate kubeVersion %r against server version %r: %s" % (
-            constraint, server_version, exc)
+        return True, "the server reports an empty gitVersion, which Helm cannot parse"
+    if not helm_can_parse_version(server_version):
+        return True, "Helm cannot parse the server's gitVersion %r" % server_version
+    return False, ("Helm checks kubeVersion %r against the server's %s itself and refuses the chart when the "
+                   "server is too old" % (chart_kube_version, server_version))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -41,6 +41,8 @@ import re
 import time
 from fractions import Fraction
 
+from ansible_collections.multicloud.federation.plugins.module_utils.federalize import pod_dependencies
+
 try:
     from lupa import lua51 as _lupa
     HAS_LUPA = True
@@ -260,62 +262,6 @@ def replica_requirements(pod_template):
     if requests is not None:
         requirements["resourceRequest"] = requests
     return requirements
-
-
-def pod_dependencies(pod_template, namespace):
-    """``helper.GetDependenciesFromPodTemplate`` (ConfigMaps, Secrets, ServiceAccount, PVCs), or None."""
-    spec = (pod_template or {}).get("spec") or {}
-    containers = list(spec.get("initContainers") or []) + list(spec.get("containers") or []) + \
-        list(spec.get("ephemeralContainers") or [])
-    secrets, configmaps, pvcs = [], [], []
-
-    def add(names, name):
-        if name and name not in names:
-            names.append(name)
-
-    for reference in spec.get("imagePullSecrets") or []:
-        add(secrets, (reference or {}).get("name"))
-    for container in containers:
-        for env_from in container.get("envFrom") or []:
-            add(secrets, (env_from.get("secretRef") or {}).get("name"))
-            add(configmaps, (env_from.get("configMapRef") or {}).get("name"))
-        for env in container.get("env") or []:
-            value_from = env.get("valueFrom") or {}
-            add(secrets, (value_from.get("secretKeyRef") or {}).get("name"))
-            add(configmaps, (value_from.get("configMapKeyRef") or {}).get("name"))
-    secret_ref_sources = ("cephfs", "cinder", "flexVolume", "rbd", "scaleIO", "iscsi", "storageos")
-    for volume in spec.get("volumes") or []:
-        if volume.get("azureFile"):
-            add(secrets, volume["azureFile"].get("secretName"))
-        elif volume.get("projected"):
-            for source in volume["projected"].get("sources") or []:
-                add(secrets, (source.get("secret") or {}).get("name"))
-                add(configmaps, (source.get("configMap") or {}).get("name"))
-        elif volume.get("secret"):
-            add(secrets, volume["secret"].get("secretName"))
-        elif volume.get("configMap"):
-            add(configmaps, volume["configMap"].get("name"))
-        elif volume.get("csi"):
-            add(secrets, (volume["csi"].get("nodePublishSecretRef") or {}).get("name"))
-        else:
-            for source in secret_ref_sources:
-                if volume.get(source):
-                    add(secrets, (volume[source].get("secretRef") or {}).get("name"))
-                    break
-        add(pvcs, (volume.get("persistentVolumeClaim") or {}).get("claimName"))
-    refs = []
-    for kind, names in (("ConfigMap", configmaps), ("Secret", secrets)):
-        for name in names:
-            refs.append({"apiVersion": "v1", "kind": kind, "namespace": namespace, "name": name})
-    account = spec.get("serviceAccountName")
-    if account and account != "default":
-        refs.append({"apiVersion": "v1", "kind": "ServiceAccount", "namespace": namespace, "name": account})
-    for name in pvcs:
-        refs.append({"apiVersion": "v1", "kind": "PersistentVolumeClaim", "namespace": namespace, "name": name})
-    for ref in refs:
-        if not ref["namespace"]:
-            del ref["namespace"]
-    return refs or None
 
 
 # --- JSON conversion (layeh.com/gopher-json and lua_convert.go) -----------------------------------
@@ -579,7 +525,8 @@ class KarmadaLuaVM(object):
             namespace = namespace.decode()
         if template == []:
             template = {}
-        return True, self.to_lua(pod_dependencies(template, namespace))
+        # kube.go returns nil, not an empty table, for a pod that uses nothing.
+        return True, self.to_lua(pod_dependencies(template, namespace) or None)
 
     # conversion -------------------------------------------------------------------------------
     def to_lua(self, value):
@@ -856,6 +803,6 @@ def load_samples(documents):
 __all__ = [
     "CUSTOMIZATIONS", "CUSTOMIZATION_ORDER", "HAS_LUPA", "KarmadaLuaVM", "LuaScriptError",
     "check_customization", "customization_scripts", "definition_errors", "format_quantity",
-    "load_samples", "lua_to_json", "parse_quantity", "pod_dependencies", "replica_requirements",
+    "load_samples", "lua_to_json", "parse_quantity", "replica_requirements",
     "restore_empty_objects", "run_operation",
 ]

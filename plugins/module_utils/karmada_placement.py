@@ -42,7 +42,9 @@ class PlacementError(ValueError):
 
 def label_selector_matches(selector, labels):
     """``metav1.LabelSelectorAsSelector(selector).Matches(labels)``; a nil selector matches everything
-    here (callers decide what nil means), an empty one too."""
+    here (callers decide what nil means), an empty one too. An operator other than In, NotIn,
+    Exists and DoesNotExist raises PlacementError, as LabelSelectorAsSelector returns an error:
+    the collection's one label selector matcher (policies, placement, workload snapshots)."""
     if selector is None:
         return True
     labels = labels or {}
@@ -268,11 +270,6 @@ def expected_placement(policy, clusters, replicas, uid, api_version, kind,
         result["note"] = ("Karmada %s breaks weight ties at random: clusters %s may get the predicted counts "
                           "in any order" % (karmada_version, "; ".join(", ".join(g) for g in division["tied"])))
     return result
-
-
-def binding_name(name, kind):
-    """``names.GenerateBindingName``: lower(name-kind), ':' replaced by '.'."""
-    return ("%s-%s" % (name, kind)).lower().replace(":", ".")
 
 
 def policy_selects(policy, api_version, kind, name, labels, namespace):

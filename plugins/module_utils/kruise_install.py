@@ -28,7 +28,11 @@ __metaclass__ = type
 
 import re
 
+from ansible_collections.multicloud.federation.plugins.module_utils.cluster_access import ApiError, poll
+
 KRUISE_GROUP_SUFFIX = "kruise.io"
+CRD_API = ("apiextensions.k8s.io/v1", "CustomResourceDefinition")
+WEBHOOK_API_VERSION = "admissionregistration.k8s.io/v1"
 WEBHOOK_CONFIGURATIONS = (
     ("MutatingWebhookConfiguration", "kruise-mutating-webhook-configuration"),
     ("ValidatingWebhookConfiguration", "kruise-validating-webhook-configuration"),
@@ -176,6 +180,75 @@ def custom_resource_summary(crd, item):
         entry["namespace"] = meta["namespace"]
     entry["ref"] = "%s %s%s" % (entry["kind"], entry["namespace"] + "/" if meta.get("namespace") else "", entry["name"])
     return entry
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading the state of one cluster (``cluster_access.Cluster``) and waiting until it is ready.
+#
+# CRDs, webhook configurations and the dry-run create all go through API discovery. Kruise's API
+# groups appear when its CRDs are created and disappear when they are deleted, also between two
+# runs that share the client's discovery cache file; the access layer refreshes discovery and
+# retries once on both (a kind it does not find; a path the server no longer serves), so a group
+# created a moment ago is found and one deleted since is simply absent. A group that is not in
+# discovery yet although its CRD is Established makes the dry run fail with a message, and the
+# wait looks again.
+# ---------------------------------------------------------------------------------------------
+
+# The pause between two rounds of checks grows from wait_sleep up to this (or wait_sleep when longer).
+MAX_WAIT_SLEEP = 10
+
+
+def dry_run_united_deployment(cluster, namespace):
+    """{"ok", "message"} of a server-side dry-run create of united_deployment_probe(), which runs
+    Kruise's admission webhooks; nothing is persisted."""
+    try:
+        cluster.create(united_deployment_probe(namespace), dry_run=True)
+    except ApiError as error:
+        return {"ok": False, "message": str(error)}
+    return {"ok": True, "message": ""}
+
+
+def read_state(cluster, checks, probe_namespace):
+    """{"crds", "webhooks", "dry_run" (None when not run), "problems"} of one cluster."""
+    crds = [crd_summary(crd) for crd in cluster.list(*CRD_API) if is_kruise_crd(crd)]
+    webhooks = [webhook_summary(kind, name, cluster.get(WEBHOOK_API_VERSION, kind, name))
+                for kind, name in WEBHOOK_CONFIGURATIONS]
+    dry_run = None
+    if "dry_run" in checks and any(c["kind"] == "UnitedDeployment" and c["group"] == "apps.kruise.io"
+                                   and c["established"] for c in crds):
+        dry_run = dry_run_united_deployment(cluster, probe_namespace)
+    return {"crds": crds, "webhooks": webhooks, "dry_run": dry_run,
+            "problems": readiness_problems(crds, webhooks, dry_run, checks)}
+
+
+def wait_until_ready(cluster, checks, probe_namespace, timeout, interval):
+    """read_state() until no problem is left or ``timeout`` seconds passed (0: one look).
+    Returns (state, waited)."""
+    def probe():
+        state = read_state(cluster, checks, probe_namespace)
+        return not state["problems"], state
+
+    _ready, state, waited = poll(probe, timeout, interval, max(interval, MAX_WAIT_SLEEP))
+    return state, waited
+
+
+def list_custom_resources(cluster, crds):
+    """custom_resource_summary() of every object of the Established Kruise CRDs ``crds``
+    (crd_summary()s), without kruise-manager's per-node state.
+
+    A CRD that is Established but whose API the server does not serve is an ApiError, not an
+    empty list: callers decide on it whether an uninstall destroys anything."""
+    found = []
+    for crd in crds:
+        if not crd["established"] or not crd["version"] or is_per_node_state(crd):
+            continue
+        api_version = "%s/%s" % (crd["group"], crd["version"])
+        if not cluster.serves(api_version, crd["kind"]):
+            raise ApiError("%s: CRD %s is Established, but the API server does not serve %s %s"
+                           % (cluster.name, crd["name"], api_version, crd["kind"]), 404)
+        for item in cluster.list(api_version, crd["kind"]):
+            found.append(custom_resource_summary(crd, item))
+    return sorted(found, key=lambda r: (r["kind"], r.get("namespace", ""), r["name"]))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright (c) multicloud.federation contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Pure kubeconfig logic: parse, check, select a context, merge, redact, render.
+"""Pure kubeconfig logic: parse, check, select a context, merge, redact, render, write privately.
 
 No cluster and no Ansible here, so unit tests exercise every rule directly. The kubeconfig format
 (clusters/users/contexts as lists of named entries, ``current-context``, relative file references
@@ -18,6 +18,9 @@ import copy
 import hashlib
 import json
 import os
+import shutil
+import tempfile
+import time
 
 try:
     import yaml
@@ -40,6 +43,11 @@ SENSITIVE_USER_FIELDS = (
     "client-certificate-data",
 )
 SENSITIVE_CLUSTER_FIELDS = ("certificate-authority-data",)
+
+# A kubeconfig holds credentials: every file this collection writes with one is owner-only, and so
+# is a directory it creates for one.
+PRIVATE_FILE_MODE = 0o600
+PRIVATE_DIR_MODE = 0o700
 
 
 class KubeconfigError(Exception):
@@ -209,7 +217,10 @@ def redact(data):
         config = provider.get("config")
         if isinstance(config, dict):
             provider["config"] = dict((key, _fingerprint(value)) for key, value in config.items())
+        # Exec plugins take their secrets as arguments (--token=..., a password) or environment values.
         exec_config = values.get("exec") or {}
+        if isinstance(exec_config.get("args"), list):
+            exec_config["args"] = [_fingerprint(arg) for arg in exec_config["args"]]
         for env in exec_config.get("env") or []:
             if isinstance(env, dict) and "value" in env:
                 env["value"] = _fingerprint(env["value"])
@@ -233,3 +244,79 @@ def insecure_clusters(data):
         for entry in data.get("clusters") or []
         if (entry.get("cluster") or {}).get("insecure-skip-tls-verify")
     ]
+
+
+def write_private_file(path, text):
+    """Replace ``path`` with ``text``, owner-only from the first byte.
+
+    The text goes into a temporary file in the same directory, which mkstemp creates with mode
+    0600 (never wider, whatever the umask or the old file's mode), and the rename then puts that
+    file in place of the old one in one step. Nothing copies the old file's mode onto it.
+    """
+    handle, tmp = tempfile.mkstemp(dir=os.path.dirname(path) or ".", prefix=".kubeconfig-")
+    try:
+        with os.fdopen(handle, "w") as out:
+            out.write(text)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def private_backup(path):
+    """Copy ``path`` to ``<path>.<pid>.<time>~`` (the name AnsibleModule.backup_local gives) and return that name.
+
+    The copy is created with mode 0600 (O_CREAT|O_EXCL, so never an existing file or a planted
+    link), not with the old file's mode: a kubeconfig left 0644 must not be copied readable.
+    """
+    backup = "%s.%s.%s" % (path, os.getpid(), time.strftime("%Y-%m-%d@%H:%M:%S~", time.localtime()))
+    descriptor = os.open(backup, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE_FILE_MODE)
+    with os.fdopen(descriptor, "wb") as out:
+        with open(path, "rb") as source:
+            shutil.copyfileobj(source, out)
+    return backup
+
+
+def load_installed(path):
+    """The installed kubeconfig as data, or None when absent or unreadable (then it is replaced)."""
+    if not os.path.exists(path):
+        return None
+    try:
+        with open(path, "rb") as handle:
+            return parse_kubeconfig(handle.read().decode("utf-8-sig"), path)
+    except (OSError, UnicodeDecodeError, KubeconfigError):
+        return None
+
+
+def install(dest, desired, backup, check_mode, diff):
+    """Put ``desired`` at ``dest`` (0600, backup of a replaced file) unless it is there already.
+
+    Returns the module result's ``dest``, ``changed`` and, where they apply, ``diff`` (redacted)
+    and ``backup_file``. In check mode nothing is written.
+    """
+    existing = load_installed(dest)
+    content_changed = existing != desired
+    mode_changed = os.path.exists(dest) and (os.stat(dest).st_mode & 0o7777) != PRIVATE_FILE_MODE
+    result = {"dest": dest, "changed": content_changed or mode_changed}
+    if diff and content_changed:
+        result["diff"] = {
+            "before_header": dest,
+            "after_header": dest,
+            "before": render(redact(existing)) if existing else "",
+            "after": render(redact(desired)),
+        }
+    if check_mode or not result["changed"]:
+        return result
+    if not content_changed:
+        # Only the mode is wrong: narrowing it exposes nothing.
+        os.chmod(dest, PRIVATE_FILE_MODE)
+        return result
+    parent = os.path.dirname(dest) or "."
+    if not os.path.isdir(parent):
+        os.makedirs(parent, PRIVATE_DIR_MODE)
+    # Both files are created 0600; AnsibleModule's backup_local and atomic_move would give them the
+    # old file's mode first.
+    if backup and os.path.exists(dest):
+        result["backup_file"] = private_backup(dest)
+    write_private_file(dest, render(desired))
+    return result

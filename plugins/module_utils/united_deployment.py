@@ -39,7 +39,11 @@ from ansible_collections.multicloud.federation.plugins.module_utils.kruise_alloc
     KruiseAllocationError,
     validate_topology,
 )
+from ansible_collections.multicloud.federation.plugins.module_utils.karmada_division import EVEN_UID, ODD_UID
 from ansible_collections.multicloud.federation.plugins.module_utils.karmada_placement import (
+    DUPLICATED,
+    STATIC_WEIGHT,
+    expected_placement,
     label_selector_matches,
 )
 
@@ -383,3 +387,73 @@ def expected_updated(kind, replicas, partition):
     if kind == "deploymentTemplate":
         return replicas
     return replicas - min(partition or 0, replicas)
+
+
+# ---------------------------------------------------------------------------------------------
+# Validation against the live federation: the object as it exists on the control plane (create or
+# update), the policy that places it and the Cluster list, read through the federation engine.
+# ---------------------------------------------------------------------------------------------
+
+# Before the template exists there is no UID, and Karmada's tie-break depends on its FNV-32a parity.
+UID_BY_PARITY = {"even": EVEN_UID, "odd": ODD_UID}
+
+
+def member_shares(engine, ud, existing, karmada_version, warnings):
+    """(policy summary, strategy, {cluster or 'cluster (uid parity)': replicas}) of ``ud`` (with
+    ``existing``, the control plane's copy or None). Appends what could not be checked to ``warnings``.
+
+    Raises karmada_placement.PlacementError or karmada_division.DivisionError when the division
+    cannot be computed."""
+    api_version, kind = ud.get("apiVersion"), ud.get("kind")
+    policy, policy_kind = engine.workload_policy(existing or ud)
+    if policy is None:
+        warnings.append("no PropagationPolicy selects %s %s/%s yet: validated for spec.replicas only"
+                        % (kind, ud["metadata"].get("namespace"), ud["metadata"].get("name")))
+        return None, None, {}
+    summary = {"kind": policy_kind, "namespace": policy["metadata"].get("namespace"), "name": policy["metadata"]["name"]}
+    replicas = (ud.get("spec") or {}).get("replicas")
+    if replicas is None:
+        return summary, None, {}
+    clusters = engine.clusters()
+    uid = (existing or {}).get("metadata", {}).get("uid")
+    per_uid = {}
+    strategy = None
+    for label, value in ({"": uid} if uid else UID_BY_PARITY).items():
+        placement = expected_placement(policy, clusters, replicas, value, api_version, kind, karmada_version)
+        strategy = placement["strategy"]
+        if placement["replicas"] is None:
+            warnings.append(placement["note"])
+            return summary, strategy, {}
+        for cluster, reason in sorted((placement["rejected"] or {}).items()):
+            warnings.append("cluster %s gets nothing: it %s" % (cluster, reason))
+        per_uid[label] = placement["replicas"]
+    labels = list(per_uid)
+    if len(labels) == 1 or per_uid[labels[0]] == per_uid[labels[1]]:
+        return summary, strategy, dict(per_uid[labels[0]])
+    shares = {}
+    for label, division in per_uid.items():
+        for cluster, count in division.items():
+            shares["%s (uid %s)" % (cluster, label)] = count
+    return summary, strategy, shares
+
+
+def validate_on_federation(engine, ud, karmada_version, allow_absolute_subset_replicas=False):
+    """``check`` of ``ud`` as the control plane would take it now.
+
+    Returns {"operation": create|update, "policy", "strategy", "member_replicas", "warnings",
+    "errors": [] when it may be applied}. Raises like member_shares."""
+    metadata = ud.get("metadata") or {}
+    existing = None
+    if ud.get("apiVersion") and ud.get("kind") and metadata.get("name"):
+        existing = engine.control_plane.get(ud["apiVersion"], ud["kind"], metadata["name"], metadata.get("namespace"))
+    warnings = []
+    policy, strategy, shares = member_shares(engine, ud, existing, karmada_version, warnings)
+    errors = []
+    try:
+        check(ud, old=existing, member_replicas=shares if strategy in (STATIC_WEIGHT, DUPLICATED) else {},
+              divided=strategy is not None and strategy != DUPLICATED,
+              allow_absolute_subset_replicas=allow_absolute_subset_replicas)
+    except UnitedDeploymentError as error:
+        errors = error.errors
+    return {"operation": "update" if existing else "create", "policy": policy, "strategy": strategy,
+            "member_replicas": shares, "warnings": warnings, "errors": errors}

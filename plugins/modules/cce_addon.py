@@ -19,6 +19,8 @@ description:
     differing version is reported as a warning).
   - Authenticates with an IAM token (O(auth_token)) or with an access key pair (O(access_key),
     O(secret_key), O(project_id)), signing each request with Huawei's SDK-HMAC-SHA256 scheme.
+  - The credential options are never shown (they are C(no_log) options), and no message or result
+    holds them. The endpoint must be C(https://) (see O(allow_insecure_http)).
   - "API reference: https://support.huaweicloud.com/intl/en-us/api-cce/cce_02_0326.html (list) and
     https://support.huaweicloud.com/intl/en-us/api-cce/cce_02_0322.html (install)."
 author:
@@ -69,6 +71,12 @@ options:
   project_id:
     description: Project ID of the cluster's region (C(X-Project-Id)); required with AK/SK.
     type: str
+  allow_insecure_http:
+    description:
+      - Accept an C(http://) O(endpoint). Every request carries the IAM token or a request signed with
+        the access key, so this is for a local test server only; a real CCE endpoint is C(https://).
+    type: bool
+    default: false
   validate_certs:
     description: Verify the endpoint's TLS certificate.
     type: bool
@@ -95,7 +103,8 @@ EXAMPLES = r"""
     access_key: "{{ huawei_access_key }}"
     secret_key: "{{ huawei_secret_key }}"
     project_id: "{{ project_id }}"
-  no_log: true
+  # No task-level no_log: the module hides its credential options itself, and a failure's message
+  # (the CCE error code and text) stays readable.
 """
 
 RETURN = r"""
@@ -122,6 +131,7 @@ from ansible_collections.multicloud.federation.plugins.module_utils.cce_api impo
     CceApiError,
     addon_summary,
     canonical_query,
+    endpoint_error,
     error_from_response,
     find_addon,
     install_addon_request,
@@ -171,6 +181,7 @@ def main():
             secret_key=dict(type="str", no_log=True),
             security_token=dict(type="str", no_log=True),
             project_id=dict(type="str"),
+            allow_insecure_http=dict(type="bool", default=False),
             validate_certs=dict(type="bool", default=True),
             ca_path=dict(type="path"),
             timeout=dict(type="int", default=30),
@@ -182,8 +193,9 @@ def main():
         supports_check_mode=True,
     )
     p = module.params
-    if not p["endpoint"].startswith(("https://", "http://")):
-        module.fail_json(msg="endpoint must be an http(s) URL, got %r" % p["endpoint"])
+    refusal = endpoint_error(p["endpoint"], p["allow_insecure_http"])
+    if refusal:
+        module.fail_json(msg=refusal)
     if p["auth_token"]:
         auth = {"token": p["auth_token"]}
     else:

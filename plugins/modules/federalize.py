@@ -28,23 +28,23 @@ description:
     and fails if a workload's pods, ReplicaSets or spec changed. Its generation may move by one,
     because kube-apiserver bumps a Deployment's generation for the annotations Karmada adds.
   - The module talks to the control plane through the usual connection options and to the source
-    member through O(source_kubeconfig)/O(source_context).
+    member through its O(members) entry.
 author:
   - multicloud.federation contributors (@multicloud-federation)
 extends_documentation_fragment:
   - kubernetes.core.k8s_auth_options
+  - multicloud.federation.federation_engine
+  - multicloud.federation.member_access
 options:
   source_cluster:
-    description: Name of the source member cluster in Karmada (its C(Cluster) object).
+    description: Name of the source member cluster in the federation (its Karmada C(Cluster) object).
     type: str
     required: true
-  source_kubeconfig:
-    description: Kubeconfig file of the source member cluster.
-    type: path
+  members:
+    description:
+      - How to reach the member clusters directly, as the C(multicloud.federation.member_clusters) filter
+        gives them. The entry named O(source_cluster) is used; others are ignored.
     required: true
-  source_context:
-    description: Context of O(source_kubeconfig) to use.
-    type: str
   namespace:
     description:
       - Namespace of the selected resources, in the member and in the control plane. Omit for
@@ -129,9 +129,9 @@ EXAMPLES = r"""
   multicloud.federation.federalize:
     kubeconfig: "{{ cluster_kubeconfig }}"
     context: federation
+    engine: "{{ federation_engine | default('auto') }}"
     source_cluster: idc1
-    source_kubeconfig: "{{ hostvars['idc1'].cluster_kubeconfig }}"
-    source_context: internal
+    members: "{{ ['idc1'] | multicloud.federation.member_clusters(hostvars) }}"
     namespace: fed-demo
     policy_name: fed-app
     resources:
@@ -180,7 +180,6 @@ snapshots:
 """
 
 import copy
-import time
 
 from ansible_collections.kubernetes.core.plugins.module_utils.ansiblemodule import (
     AnsibleModule,
@@ -188,50 +187,39 @@ from ansible_collections.kubernetes.core.plugins.module_utils.ansiblemodule impo
 from ansible_collections.kubernetes.core.plugins.module_utils.args_common import (
     AUTH_ARG_SPEC,
 )
-from ansible_collections.kubernetes.core.plugins.module_utils.k8s.client import (
-    get_api_client,
-)
 from ansible_collections.kubernetes.core.plugins.module_utils.k8s.core import (
     AnsibleK8SModule,
 )
-from ansible_collections.kubernetes.core.plugins.module_utils.k8s.exceptions import (
-    CoreException,
+from ansible_collections.multicloud.federation.plugins.module_utils.cluster_access import (
+    MEMBER_ACCESS_SPEC,
+    AccessError,
+    ApiError,
+    connect_control_plane,
+    connect_member,
 )
 from ansible_collections.multicloud.federation.plugins.module_utils.federalize import (
     FederalizeError,
-    build_propagation_policy,
-    compare_round_trip,
-    compare_snapshots,
-    dependency_refs,
-    missing_selectors,
-    object_ref,
-    policy_clusters,
-    redact,
-    resource_selector,
-    strip_template,
-    workload_snapshot,
 )
-
-try:
-    from kubernetes.dynamic.exceptions import (
-        DynamicApiError,
-        NotFoundError,
-        ResourceNotFoundError,
-        ResourceNotUniqueError,
-    )
-except ImportError:
-    # Reported by AnsibleK8SModule (requires kubernetes).
-    pass
-
-MANAGED_LABEL = "karmada.io/managed"
+from ansible_collections.multicloud.federation.plugins.module_utils.federalize_adoption import (
+    Federalizer,
+    MemberClusters,
+)
+from ansible_collections.multicloud.federation.plugins.module_utils.federation_engine import (
+    ENGINE_ARG_SPEC,
+    EngineError,
+    federation_engine,
+)
+from ansible_collections.multicloud.federation.plugins.module_utils.karmada_placement import (
+    PlacementError,
+)
 
 
 def argspec():
     args = copy.deepcopy(AUTH_ARG_SPEC)
+    args.update(copy.deepcopy(ENGINE_ARG_SPEC))
     args.update(
         source_cluster=dict(type="str", required=True),
-        source_kubeconfig=dict(type="path", required=True),
-        source_context=dict(type="str"),
+        members=dict(copy.deepcopy(MEMBER_ACCESS_SPEC), required=True),
         namespace=dict(type="str"),
         resources=dict(
             type="list",
@@ -256,326 +244,22 @@ def argspec():
     return args
 
 
-def _api_error(exc):
-    return getattr(exc, "body", None) or str(exc)
-
-
-class Federalizer(object):
-    def __init__(self, module, control_plane, member):
-        self.module = module
-        self.params = module.params
-        self.cp = control_plane
-        self.member = member
-        self.namespace = self.params["namespace"] or None
-        self.warnings = []
-
-    # --- lookups ---------------------------------------------------------------------------
-    def _resource(self, client, kind, api_version, where):
-        try:
-            return client.resource(kind, api_version)
-        except (ResourceNotFoundError, ResourceNotUniqueError):
-            raise FederalizeError(
-                "%s does not serve %s %s (unknown resource kind)" % (where, api_version, kind)
-            )
-
-    def _get(self, client, resource, name, namespace):
-        try:
-            return client.get(resource, name=name, namespace=namespace).to_dict()
-        except NotFoundError:
-            return None
-
-    def check_source_cluster(self):
-        cluster_api = self._resource(self.cp, "Cluster", "cluster.karmada.io/v1alpha1", "the Karmada control plane")
-        clusters = [c["metadata"]["name"] for c in self.cp.get(cluster_api).to_dict().get("items", [])]
-        if self.params["source_cluster"] not in clusters:
-            raise FederalizeError(
-                "cluster %s is not a member of the Karmada federation (members: %s)"
-                % (self.params["source_cluster"], ", ".join(sorted(clusters)) or "none")
-            )
-
-    def check_namespaces(self):
-        if not self.namespace:
-            return False
-        ns_api = self.member.resource("Namespace", "v1")
-        if self._get(self.member, ns_api, self.namespace, None) is None:
-            raise FederalizeError(
-                "namespace %s does not exist in cluster %s" % (self.namespace, self.params["source_cluster"])
-            )
-        cp_ns_api = self.cp.resource("Namespace", "v1")
-        if self._get(self.cp, cp_ns_api, self.namespace, None) is not None:
-            return False
-        if not self.params["create_namespace"]:
-            raise FederalizeError(
-                "namespace %s does not exist in the Karmada control plane (create_namespace=false)" % self.namespace
-            )
-        return True
-
-    def select(self):
-        """The member objects selected by ``resources``: [(member_resource, cp_resource, obj)]."""
-        selected = []
-        seen = set()
-        where = "cluster %s" % self.params["source_cluster"]
-        for entry in self.params["resources"]:
-            api_version, kind = entry["api_version"], entry["kind"]
-            m_res = self._resource(self.member, kind, api_version, where)
-            c_res = self._resource(self.cp, kind, api_version, "the Karmada control plane")
-            if m_res.namespaced and not self.namespace:
-                raise FederalizeError("%s %s is namespaced: set namespace" % (api_version, kind))
-            if not m_res.namespaced and self.namespace:
-                raise FederalizeError(
-                    "%s %s is cluster-scoped: adopt it in a separate run without namespace" % (api_version, kind)
-                )
-            ns = self.namespace if m_res.namespaced else None
-            if not entry.get("names") and not entry.get("label_selectors"):
-                raise FederalizeError("resources entry for %s needs names or label_selectors" % kind)
-            objs = []
-            for name in entry.get("names") or []:
-                obj = self._get(self.member, m_res, name, ns)
-                if obj is None:
-                    raise FederalizeError(
-                        "%s %s%s not found in %s" % (kind, ns + "/" if ns else "", name, where)
-                    )
-                objs.append(obj)
-            if entry.get("label_selectors"):
-                found = self.member.get(
-                    m_res, namespace=ns, label_selector=",".join(entry["label_selectors"])
-                ).to_dict().get("items", [])
-                if not found:
-                    raise FederalizeError(
-                        "no %s matches %s in %s" % (kind, ",".join(entry["label_selectors"]), where)
-                    )
-                for obj in found:
-                    obj.setdefault("apiVersion", api_version)
-                    obj.setdefault("kind", kind)
-                objs.extend(found)
-            for obj in objs:
-                key = (api_version, kind, obj["metadata"]["name"])
-                if key not in seen:
-                    seen.add(key)
-                    selected.append((m_res, c_res, obj))
-        return selected
-
-    def dependencies(self, selected):
-        deps = []
-        seen = set((o["kind"], o["metadata"]["name"]) for _m, _c, o in selected)
-        where = "cluster %s" % self.params["source_cluster"]
-        for _m, _c, obj in selected:
-            for ref in dependency_refs(obj):
-                key = (ref["kind"], ref["name"])
-                if key in seen:
-                    continue
-                seen.add(key)
-                m_res = self.member.resource(ref["kind"], "v1")
-                c_res = self.cp.resource(ref["kind"], "v1")
-                dep = self._get(self.member, m_res, ref["name"], ref["namespace"])
-                if dep is None:
-                    self.warnings.append(
-                        "%s uses %s %s/%s, which does not exist in %s; skipped"
-                        % (object_ref(obj), ref["kind"], ref["namespace"], ref["name"], where)
-                    )
-                    continue
-                if dep.get("type") == "kubernetes.io/service-account-token":
-                    self.warnings.append(
-                        "%s is a service-account token Secret; the member's token controller owns it, so it is not adopted"
-                        % object_ref(dep)
-                    )
-                    continue
-                deps.append((m_res, c_res, dep))
-        return deps
-
-    # --- dry-run comparison ------------------------------------------------------------------
-    def dry_run(self, c_res, template, namespace_missing):
-        body = copy.deepcopy(template)
-        if namespace_missing and c_res.namespaced:
-            # The namespace is created only after every check passed; defaulting does not depend
-            # on the namespace, so the dry-run goes to "default" under a generated name.
-            body["metadata"]["namespace"] = "default"
-            body["metadata"]["generateName"] = body["metadata"].pop("name") + "-"
-        try:
-            return c_res.create(body=body, namespace=body["metadata"].get("namespace"), dry_run="All").to_dict()
-        except DynamicApiError as exc:
-            raise FederalizeError(
-                "the Karmada control plane rejects the template of %s: %s" % (object_ref(template), _api_error(exc))
-            )
-
-    # --- verification ------------------------------------------------------------------------
-    def snapshot(self, objs):
-        snaps = {}
-        ns = self.namespace
-        if not ns:
-            return snaps
-        pods = rs = None
-        for _m, _c, obj in objs:
-            if obj["kind"] not in ("Deployment", "StatefulSet", "DaemonSet", "ReplicaSet"):
-                continue
-            if pods is None:
-                pods = self.member.get(self.member.resource("Pod", "v1"), namespace=ns).to_dict().get("items", [])
-                rs = self.member.get(self.member.resource("ReplicaSet", "apps/v1"), namespace=ns).to_dict().get("items", [])
-            live = self._get(self.member, _m, obj["metadata"]["name"], ns)
-            snaps[object_ref(obj)] = workload_snapshot(live or obj, pods, rs)
-        return snaps
-
-    def wait_managed(self, objs):
-        deadline = time.time() + self.params["wait_timeout"]
-        pending = list(objs)
-        while True:
-            still = []
-            for m_res, _c, obj in pending:
-                live = self._get(self.member, m_res, obj["metadata"]["name"], obj["metadata"].get("namespace"))
-                labels = (live or {}).get("metadata", {}).get("labels") or {}
-                if labels.get(MANAGED_LABEL) != "true":
-                    still.append((m_res, _c, obj))
-            if not still:
-                return
-            if time.time() > deadline:
-                raise FederalizeError(
-                    "Karmada did not adopt %s in cluster %s within %ss (no %s=true label); check the "
-                    "ResourceBinding's status.aggregatedStatus in the control plane"
-                    % (", ".join(object_ref(o) for _m, _c, o in still), self.params["source_cluster"],
-                       self.params["wait_timeout"], MANAGED_LABEL)
-                )
-            pending = still
-            time.sleep(2)
-
-    # --- main --------------------------------------------------------------------------------
-    def run(self):
-        p = self.params
-        check = self.module.check_mode
-        self.check_source_cluster()
-        namespace_missing = self.check_namespaces()
-        selected = self.select()
-        deps = self.dependencies(selected) if p["follow_dependencies"] else []
-
-        to_create, already, round_trips = [], [], []
-        for m_res, c_res, obj in deps + selected:
-            template, warns = strip_template(obj, keep_node_ports=p["keep_node_ports"])
-            self.warnings.extend(warns)
-            ns = obj["metadata"].get("namespace")
-            if not namespace_missing and self._get(self.cp, c_res, obj["metadata"]["name"], ns) is not None:
-                already.append(object_ref(obj))
-                continue
-            returned = self.dry_run(c_res, template, namespace_missing)
-            result = compare_round_trip(obj, returned)
-            result["object"] = object_ref(obj)
-            round_trips.append(result)
-            if result["dropped"] or result["changed"]:
-                raise FederalizeError(
-                    "the Karmada control plane would alter %s of %s, so the member would roll it: "
-                    "dropped %s; changed %s. Is the control plane's apiserver (or CRD) older than the member's?"
-                    % (result["path"], object_ref(obj), result["dropped"] or "nothing", result["changed"] or "nothing")
-                )
-            to_create.append((m_res, c_res, obj, template))
-
-        # The policy.
-        selectors = [resource_selector(o) for _m, _c, o in selected]
-        kind = "PropagationPolicy" if self.namespace else "ClusterPropagationPolicy"
-        pol_res = self._resource(self.cp, kind, "policy.karmada.io/v1alpha1", "the Karmada control plane")
-        existing = None if namespace_missing else self._get(self.cp, pol_res, p["policy_name"], self.namespace)
-        policy_patch = None
-        if existing is None:
-            policy = build_propagation_policy(
-                p["policy_name"], self.namespace, selectors, [p["source_cluster"]],
-                p["follow_dependencies"], p["preserve_resources_on_deletion"],
-            )
-        else:
-            policy = existing
-            missing = missing_selectors(existing, selectors)
-            if missing:
-                if policy_clusters(existing) != [p["source_cluster"]]:
-                    raise FederalizeError(
-                        "%s %s targets %s, not only the source cluster %s; adding %s to it would move them. "
-                        "Use another policy_name."
-                        % (kind, p["policy_name"], policy_clusters(existing), p["source_cluster"],
-                           ", ".join("%s %s" % (s["kind"], s["name"]) for s in missing))
-                    )
-                policy = copy.deepcopy(existing)
-                policy["spec"]["resourceSelectors"] = list(policy["spec"].get("resourceSelectors") or []) + missing
-                policy_patch = {"spec": {"resourceSelectors": policy["spec"]["resourceSelectors"]}}
-
-        changed = bool(to_create or existing is None or policy_patch or namespace_missing)
-        result = dict(
-            changed=changed,
-            created=[object_ref(t) for _m, _c, _o, t in to_create],
-            already_federated=already,
-            dependencies=[object_ref(o) for _m, _c, o in deps],
-            templates=[redact(t) for _m, _c, _o, t in to_create],
-            policy=_clean_policy(policy),
-            round_trip=round_trips,
-        )
-        if existing is None:
-            result["created"].append("%s %s" % (kind, (self.namespace + "/" if self.namespace else "") + p["policy_name"]))
-        if namespace_missing:
-            result["created"].insert(0, "Namespace %s" % self.namespace)
-        if self.module._diff:
-            before = {"templates": [], "policy": _clean_policy(existing) if existing else {}}
-            result["diff"] = dict(before=before, after={"templates": result["templates"], "policy": result["policy"]})
-        if check or not changed:
-            self.finish(result)
-            return
-
-        # Apply: snapshot, namespace, dependencies, workloads, policy, then verify.
-        before = self.snapshot([(m, c, o) for m, c, o, _t in to_create]) if p["verify"] else {}
-        try:
-            if namespace_missing:
-                self.cp.resource("Namespace", "v1").create(body={"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": self.namespace}})
-            for _m, c_res, obj, template in to_create:
-                c_res.create(body=template, namespace=obj["metadata"].get("namespace"))
-            if existing is None:
-                pol_res.create(body=policy, namespace=self.namespace)
-            elif policy_patch:
-                pol_res.patch(body=policy_patch, name=p["policy_name"], namespace=self.namespace,
-                              content_type="application/merge-patch+json")
-        except DynamicApiError as exc:
-            raise FederalizeError("creating the templates in the Karmada control plane failed: %s" % _api_error(exc))
-
-        if p["verify"]:
-            adopted = [(m, c, o) for m, c, o, _t in to_create]
-            self.wait_managed(adopted)
-            time.sleep(max(p["settle_seconds"], 0))
-            after = self.snapshot(adopted)
-            problems = []
-            snapshots = []
-            for ref in sorted(before):
-                snapshots.append({"object": ref, "before": before[ref], "after": after.get(ref, {})})
-                problems.extend(compare_snapshots(ref, before[ref], after.get(ref, {})))
-            result["snapshots"] = snapshots
-            if problems:
-                result["msg"] = "adoption restarted workloads in cluster %s: %s" % (p["source_cluster"], "; ".join(problems))
-                self.module.fail_json(**result)
-        self.finish(result)
-
-    def finish(self, result):
-        for warning in self.warnings:
-            self.module.warn(warning)
-        result["warnings_list"] = self.warnings
-        self.module.exit_json(**result)
-
-
-def _clean_policy(policy):
-    if not policy:
-        return policy
-    policy = copy.deepcopy(policy)
-    meta = policy.get("metadata", {})
-    for key in ("uid", "resourceVersion", "generation", "creationTimestamp", "managedFields"):
-        meta.pop(key, None)
-    policy.pop("status", None)
-    return policy
-
-
 def main():
     module = AnsibleK8SModule(module_class=AnsibleModule, argument_spec=argspec(), supports_check_mode=True)
     try:
-        member = get_api_client(
-            kubeconfig=module.params["source_kubeconfig"], context=module.params["source_context"]
-        )
-        control_plane = get_api_client(module)
-        Federalizer(module, control_plane, member).run()
-    except FederalizeError as exc:
-        module.fail_json(msg=str(exc))
-    except CoreException as exc:
-        module.fail_from_exception(exc)
-    except DynamicApiError as exc:
-        module.fail_json(msg="Kubernetes API error: %s" % _api_error(exc))
+        control_plane = connect_control_plane(module)
+        engine = federation_engine(control_plane, module.params["engine"])
+        members = MemberClusters(module.params["members"], connect_member)
+        result = Federalizer(control_plane, engine, members, module.params, module.check_mode, module._diff).run()
+    except FederalizeError as error:
+        for warning in (error.result or {}).get("warnings_list") or []:
+            module.warn(warning)
+        module.fail_json(msg=str(error), **(error.result or {}))
+    except (ApiError, AccessError, EngineError, PlacementError) as error:
+        module.fail_json(msg=str(error))
+    for warning in result["warnings_list"]:
+        module.warn(warning)
+    module.exit_json(**result)
 
 
 if __name__ == "__main__":

@@ -20,12 +20,15 @@ description:
     nodes matching their subset (the virtual-kubelet subset on virtual-kubelet nodes only); per subset the pods running
     the template's image must number replicas - min(partition, replicas); the control plane's aggregated status
     (replicas, readyReplicas, updatedReplicas) must equal the members' sum.
+  - A member that cannot be reached or read (an API or connection error) is a difference, C(cluster X could not be
+    read), and is read again on the next look.
   - Writes a Markdown report and an SVG bar chart of the split into O(report_dir) when given (changed only when their
     content changes; nothing is written in check mode).
 author:
   - multicloud.federation contributors (@multicloud-federation)
 extends_documentation_fragment:
   - kubernetes.core.k8s_auth_options
+  - multicloud.federation.federation_engine
   - ansible.builtin.action_common_attributes
 options:
   name:
@@ -69,9 +72,11 @@ options:
         description: Whether the member runs virtual-kubelet (given by the filter; not used, node labels count).
         type: bool
   karmada_version:
-    description: Karmada release of the control plane (the division rule depends on it).
+    description:
+      - Karmada release of the control plane (the division rule depends on it).
+      - When unset, the Karmada release this version of the collection supports and tests end to end (the README's
+        table of supported versions names it).
     type: str
-    default: v1.18.2
   virtual_kubelet_node_label:
     description: The node label (key and value) that marks virtual-kubelet nodes.
     type: dict
@@ -81,7 +86,9 @@ options:
     type: int
     default: 300
   poll_interval:
-    description: Seconds between two looks.
+    description:
+      - Seconds between the first two looks; each following pause is half as long again, up to 10 seconds (or this
+        value when it is longer).
     type: int
     default: 3
   report_dir:
@@ -162,49 +169,39 @@ waited:
 """
 
 import copy
-import os
-import time
 
 from ansible_collections.kubernetes.core.plugins.module_utils.ansiblemodule import AnsibleModule
 from ansible_collections.kubernetes.core.plugins.module_utils.args_common import AUTH_ARG_SPEC
-from ansible_collections.kubernetes.core.plugins.module_utils.k8s.client import get_api_client
 from ansible_collections.kubernetes.core.plugins.module_utils.k8s.core import AnsibleK8SModule
-from ansible_collections.kubernetes.core.plugins.module_utils.k8s.exceptions import CoreException
 
-from ansible_collections.multicloud.federation.plugins.module_utils.federation_objects import (
-    claiming_policy,
-    get_object,
-    list_objects,
+from ansible_collections.multicloud.federation.plugins.module_utils.cluster_access import (
+    MEMBER_ACCESS_SPEC,
+    AccessError,
+    ApiError,
+    connect_control_plane,
+)
+from ansible_collections.multicloud.federation.plugins.module_utils.federation_engine import (
+    ENGINE_ARG_SPEC,
+    EngineError,
+    federation_engine,
 )
 from ansible_collections.multicloud.federation.plugins.module_utils.federation_verify import (
-    SUBSET_LABEL,
-    evaluate,
-    render_markdown,
-    render_svg,
-    render_table,
+    Verification,
+    outcome,
+    write_report,
 )
-from ansible_collections.multicloud.federation.plugins.module_utils.karmada_placement import binding_name
-from ansible_collections.multicloud.federation.plugins.module_utils.united_deployment import (
-    SUBSET_WORKLOADS,
-    template_kind,
-)
+from ansible_collections.multicloud.federation.plugins.module_utils.karmada_division import DEFAULT_KARMADA_VERSION
 
 
 def argspec():
     args = copy.deepcopy(AUTH_ARG_SPEC)
+    args.update(copy.deepcopy(ENGINE_ARG_SPEC))
     args.update(
         name=dict(type="str", required=True),
         namespace=dict(type="str", default="default"),
         api_version=dict(type="str", default="apps.kruise.io/v1alpha1"),
-        members=dict(type="list", elements="dict", required=True, options=dict(
-            name=dict(type="str", required=True),
-            kubeconfig=dict(type="path", required=True),
-            context=dict(type="str"),
-            host=dict(type="str"),
-            weight=dict(type="int"),
-            virtual_kubelet=dict(type="bool"),
-        )),
-        karmada_version=dict(type="str", default="v1.18.2"),
+        members=dict(copy.deepcopy(MEMBER_ACCESS_SPEC), required=True),
+        karmada_version=dict(type="str"),
         virtual_kubelet_node_label=dict(type="dict", default={"key": "type", "value": "virtual-kubelet"}),
         timeout=dict(type="int", default=300),
         poll_interval=dict(type="int", default=3),
@@ -213,111 +210,38 @@ def argspec():
     return args
 
 
-def _selector_string(match_labels):
-    return ",".join("%s=%s" % (k, v) for k, v in sorted((match_labels or {}).items()))
-
-
-def read_member(member, name, namespace, api_version):
-    """The member's UnitedDeployment, its subset workloads, pods and node labels."""
-    try:
-        client = get_api_client(kubeconfig=member["kubeconfig"], context=member.get("context"))
-        ud = get_object(client, api_version, "UnitedDeployment", name, namespace)
-        if ud is None:
-            return {"ud": None}
-        kind = template_kind(ud)
-        workloads = {}
-        if kind is not None:
-            workload_api, workload_kind = SUBSET_WORKLOADS[kind]
-            owned = [w for w in list_objects(client, workload_api, workload_kind, namespace=namespace)
-                     if any(ref.get("uid") == ud["metadata"].get("uid")
-                            for ref in (w.get("metadata") or {}).get("ownerReferences") or [])]
-            for workload in owned:
-                subset = ((workload.get("metadata") or {}).get("labels") or {}).get(SUBSET_LABEL)
-                if subset:
-                    workloads[subset] = workload
-        selector = _selector_string(((ud.get("spec") or {}).get("selector") or {}).get("matchLabels"))
-        pods = list_objects(client, "v1", "Pod", namespace=namespace, label_selector=selector or None)
-        nodes = dict((n["metadata"]["name"], n["metadata"].get("labels") or {})
-                     for n in list_objects(client, "v1", "Node"))
-        return {"ud": ud, "workloads": workloads, "pods": pods, "nodes": nodes}
-    except Exception as error:  # one unreachable member is a finding, not a crash
-        return {"error": str(error)}
-
-
-def look(module, client):
+def report(module, result, problems, waited):
     params = module.params
-    api_version, name, namespace = params["api_version"], params["name"], params["namespace"]
-    template = get_object(client, api_version, "UnitedDeployment", name, namespace)
-    if template is None:
-        return None, ["the UnitedDeployment %s/%s does not exist on the control plane" % (namespace, name)]
-    binding = get_object(client, "work.karmada.io/v1alpha2", "ResourceBinding",
-                         binding_name(name, template.get("kind", "UnitedDeployment")), namespace)
-    policy, _policy_kind = claiming_policy(client, template, api_version, template.get("kind"))
-    clusters = list_objects(client, "cluster.karmada.io/v1alpha1", "Cluster")
-    members = dict((m["name"], read_member(m, name, namespace, api_version)) for m in params["members"])
-    label = params["virtual_kubelet_node_label"]
-    result = evaluate(template, binding, policy, clusters, members, params["karmada_version"],
-                      virtual_kubelet_label=(label.get("key"), label.get("value")), api_version=api_version)
-    return result, result["problems"]
-
-
-def write_if_changed(path, content, check_mode):
-    try:
-        with open(path) as handle:
-            if handle.read() == content:
-                return False
-    except (IOError, OSError):
-        pass
-    if not check_mode:
-        with open(path, "w") as handle:
-            handle.write(content)
-    return True
-
-
-def execute_module(module, client):
-    params = module.params
-    for index, member in enumerate(params["members"]):
-        if not member.get("name") or not member.get("kubeconfig"):
-            module.fail_json(msg="members[%d] needs name and kubeconfig (the member_clusters filter gives them)" % index)
-    started = time.time()
-    deadline = started + params["timeout"]
-    while True:
-        result, problems = look(module, client)
-        if not problems or time.time() >= deadline:
-            break
-        time.sleep(max(1, params["poll_interval"]))
-    waited = round(time.time() - started, 1)
     if result is None:
         module.fail_json(msg="; ".join(problems), problems=problems, waited=waited)
     title = "UnitedDeployment %s/%s" % (params["namespace"], params["name"])
-    table_text = render_table(result)
-    output = dict(table=result["rows"], table_text=table_text, aggregated=result["aggregated"],
-                  expected_division=result["expected_division"], scheduled=result["scheduled"],
-                  uid=result["uid"], weights=result["weights"], problems=result["problems"],
-                  notes=result["notes"], waited=waited, changed=False)
+    output = outcome(result, waited)
+    output["changed"] = False
     if params["report_dir"]:
-        base = "verify-%s-%s" % (params["namespace"], params["name"])
-        if not module.check_mode and not os.path.isdir(params["report_dir"]):
-            os.makedirs(params["report_dir"])
-        svg_path = os.path.join(params["report_dir"], base + ".svg")
-        md_path = os.path.join(params["report_dir"], base + ".md")
-        changed = write_if_changed(svg_path, render_svg(result, title), module.check_mode)
-        changed = write_if_changed(md_path, render_markdown(result, title, base + ".svg"), module.check_mode) or changed
-        output["report"] = {"markdown": md_path, "svg": svg_path}
-        output["changed"] = changed
+        output["report"], output["changed"] = write_report(
+            result, title, params["report_dir"], "verify-%s-%s" % (params["namespace"], params["name"]),
+            module.check_mode)
     if problems:
         module.fail_json(msg="%s differs from what Karmada and Kruise should do (waited %ss):\n%s\n%s"
-                             % (title, waited, table_text, "\n".join("- " + p for p in problems)), **output)
+                             % (title, waited, output["table_text"], "\n".join("- " + p for p in problems)), **output)
     module.exit_json(**output)
 
 
 def main():
     module = AnsibleK8SModule(module_class=AnsibleModule, argument_spec=argspec(), supports_check_mode=True)
+    params = module.params
+    label = params["virtual_kubelet_node_label"]
+    karmada_version = params["karmada_version"] or DEFAULT_KARMADA_VERSION
     try:
-        client = get_api_client(module)
-        execute_module(module, client)
-    except CoreException as error:
-        module.fail_from_exception(error)
+        engine = federation_engine(connect_control_plane(module), params["engine"], karmada_version)
+        verification = Verification(engine, params["members"], params["name"], params["namespace"],
+                                    params["api_version"], karmada_version,
+                                    virtual_kubelet_label=(label.get("key"), label.get("value")))
+        result, problems, waited = verification.run(params["timeout"], max(1, params["poll_interval"]))
+    except (AccessError, ApiError, EngineError) as error:
+        module.fail_json(msg=str(error))
+    else:
+        report(module, result, problems, waited)
 
 
 if __name__ == "__main__":

@@ -10,16 +10,18 @@ __metaclass__ = type
 DOCUMENTATION = r"""
 ---
 module: helm_chart_prepare
-short_description: Unpack a Helm chart into a directory, removing kubeVersion when the cluster cannot satisfy it
+short_description: Unpack a Helm chart into a directory, removing kubeVersion where Helm cannot read the server's version
 version_added: 0.1.0
 description:
   - Copies a chart (an unpacked chart directory or a C(.tgz) chart archive as C(helm package) or
     C(helm pull) writes it) into O(dest), and removes the top-level C(kubeVersion) line from its
-    C(Chart.yaml) when Helm would refuse the chart on this cluster, or when asked to.
+    C(Chart.yaml) when Helm cannot read the server's version, or when asked to.
   - Helm refuses a chart when the server's gitVersion does not satisfy C(kubeVersion), and also when
-    the gitVersion cannot be parsed; a Karmada control plane behind Huawei UCS answers C(/version)
-    with an empty gitVersion, so every chart that declares C(kubeVersion) fails there. The check
-    reproduces Helm's (Masterminds/semver v3 rules, helm C(pkg/chartutil/compatible.go)).
+    it cannot parse the gitVersion (helm C(pkg/chartutil/compatible.go), Masterminds/semver v3
+    C(NewVersion)); a Karmada control plane behind Huawei UCS answers C(/version) with an empty
+    gitVersion, so every chart that declares C(kubeVersion) fails there.
+  - A server version Helm can read keeps the chart as it is, so that Helm's own check still refuses
+    a cluster that is too old for the chart, with Helm's message naming both versions.
   - Writes only when O(dest) differs from the prepared chart, so it is idempotent; files in O(dest)
     that are not in the chart are removed.
   - Runs on the host the module runs on (the controller with a local connection).
@@ -45,8 +47,8 @@ options:
     required: true
   remove_kube_version:
     description:
-      - C(auto) removes C(kubeVersion) when O(server_version) does not satisfy it or cannot be parsed
-        (an empty O(server_version) cannot); C(always) removes it; C(never) keeps the chart as it is.
+      - C(auto) removes C(kubeVersion) only when Helm cannot parse O(server_version) (an empty one, as
+        UCS reports, cannot); C(always) removes it; C(never) keeps the chart as it is.
     type: str
     choices: [auto, always, never]
     default: auto
@@ -102,7 +104,7 @@ from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.multicloud.federation.plugins.module_utils.helm_chart import (
     ChartSourceError,
     chart_metadata,
-    kube_version_verdict,
+    kube_version_removal,
     prepared_files,
     read_chart_archive,
     read_chart_directory,
@@ -168,16 +170,7 @@ def main():
     except (ChartSourceError, IOError, OSError) as exc:
         module.fail_json(msg="cannot read the chart: %s" % exc)
     meta = chart_metadata(files)
-    mode = params["remove_kube_version"]
-    if not meta["kubeVersion"]:
-        remove, reason = False, "the chart declares no kubeVersion"
-    elif mode == "always":
-        remove, reason = True, "removal was asked for (remove_kube_version=always)"
-    elif mode == "never":
-        remove, reason = False, "removal was switched off (remove_kube_version=never)"
-    else:
-        accepted, reason = kube_version_verdict(meta["kubeVersion"], params["server_version"])
-        remove = not accepted
+    remove, reason = kube_version_removal(params["remove_kube_version"], meta["kubeVersion"], params["server_version"])
     wanted = prepared_files(files, remove)
     current = read_dest(params["dest"])
     differing = sorted(rel for rel in set(wanted) | set(current) if wanted.get(rel) != current.get(rel))

@@ -67,7 +67,9 @@ options:
     type: int
     default: 300
   wait_sleep:
-    description: Seconds between two rounds of checks.
+    description:
+      - Seconds between the first two rounds of checks; each following pause is half as long again, up to 10 seconds
+        (or this value when it is longer).
     type: int
     default: 3
 requirements:
@@ -136,133 +138,20 @@ waited:
 """
 
 import copy
-import json
-import time
 
-from ansible_collections.kubernetes.core.plugins.module_utils.ansiblemodule import (
-    AnsibleModule,
-)
-from ansible_collections.kubernetes.core.plugins.module_utils.args_common import (
-    AUTH_ARG_SPEC,
-)
-from ansible_collections.kubernetes.core.plugins.module_utils.k8s.core import (
-    AnsibleK8SModule,
-)
-from ansible_collections.kubernetes.core.plugins.module_utils.k8s.exceptions import (
-    CoreException,
+from ansible_collections.kubernetes.core.plugins.module_utils.ansiblemodule import AnsibleModule
+from ansible_collections.kubernetes.core.plugins.module_utils.args_common import AUTH_ARG_SPEC
+from ansible_collections.kubernetes.core.plugins.module_utils.k8s.core import AnsibleK8SModule
+
+from ansible_collections.multicloud.federation.plugins.module_utils.cluster_access import (
+    AccessError,
+    ApiError,
+    connect_control_plane,
 )
 from ansible_collections.multicloud.federation.plugins.module_utils.kruise_install import (
-    WEBHOOK_CONFIGURATIONS,
-    crd_summary,
-    custom_resource_summary,
-    is_kruise_crd,
-    is_per_node_state,
-    readiness_problems,
-    united_deployment_probe,
-    webhook_summary,
+    list_custom_resources,
+    wait_until_ready,
 )
-
-WEBHOOK_PATHS = {
-    "MutatingWebhookConfiguration": "/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations/",
-    "ValidatingWebhookConfiguration": "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/",
-}
-
-
-class ApiError(Exception):
-    def __init__(self, status, message):
-        super(ApiError, self).__init__(message)
-        self.status = status
-
-
-def api_call(dynamic, method, path, body=None, **params):
-    """One raw API request (no discovery, so CRDs created a moment ago are reachable at once)."""
-    try:
-        # serialize=False: the raw HTTP response, whose body is read below (the default wraps it
-        # in a ResourceInstance, where .data would be a field lookup).
-        response = dynamic.request(method, path, body=body, serialize=False, **params)
-    except Exception as exc:  # kubernetes raises ApiException and subclasses
-        status = getattr(exc, "status", None)
-        if status is None:
-            raise
-        message = getattr(exc, "body", None) or str(exc)
-        try:
-            message = json.loads(message).get("message", message)
-        except (TypeError, ValueError, AttributeError):
-            pass
-        raise ApiError(status, message)
-    data = getattr(response, "data", response)
-    if isinstance(data, bytes):
-        data = data.decode("utf-8")
-    return json.loads(data) if isinstance(data, str) and data else data
-
-
-def read_state(dynamic, params):
-    crds = [
-        crd_summary(crd)
-        for crd in api_call(dynamic, "get", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions").get("items") or []
-        if is_kruise_crd(crd)
-    ]
-    webhooks = []
-    for kind, name in WEBHOOK_CONFIGURATIONS:
-        try:
-            configuration = api_call(dynamic, "get", WEBHOOK_PATHS[kind] + name)
-        except ApiError as exc:
-            if exc.status != 404:
-                raise
-            configuration = None
-        webhooks.append(webhook_summary(kind, name, configuration))
-    dry_run = None
-    ud_crd = [c for c in crds if c["kind"] == "UnitedDeployment" and c["group"] == "apps.kruise.io"]
-    if "dry_run" in params["checks"] and ud_crd and ud_crd[0]["established"]:
-        probe = united_deployment_probe(params["probe_namespace"])
-        path = "/apis/apps.kruise.io/%s/namespaces/%s/uniteddeployments" % (
-            probe["apiVersion"].split("/")[1], params["probe_namespace"])
-        try:
-            api_call(dynamic, "post", path, body=probe, dry_run="All")
-            dry_run = {"ok": True, "message": ""}
-        except ApiError as exc:
-            dry_run = {"ok": False, "message": "HTTP %s: %s" % (exc.status, exc)}
-    return crds, webhooks, dry_run
-
-
-def list_custom_resources(dynamic, crds):
-    found = []
-    for crd in crds:
-        if not crd["established"] or not crd["version"] or is_per_node_state(crd):
-            continue
-        path = "/apis/%s/%s/%s" % (crd["group"], crd["version"], crd["plural"])
-        for item in api_call(dynamic, "get", path).get("items") or []:
-            found.append(custom_resource_summary(crd, item))
-    return sorted(found, key=lambda r: (r["kind"], r.get("namespace", ""), r["name"]))
-
-
-def execute_module(module, dynamic):
-    params = module.params
-    started = time.time()
-    deadline = started + (params["wait_timeout"] if params["wait"] else 0)
-    while True:
-        crds, webhooks, dry_run = read_state(dynamic, params)
-        problems = readiness_problems(crds, webhooks, dry_run, params["checks"])
-        if not problems or not params["wait"] or time.time() >= deadline:
-            break
-        time.sleep(max(1, params["wait_sleep"]))
-    result = {
-        "changed": False,
-        "ready": not problems,
-        "problems": problems,
-        "crds": crds,
-        "webhook_configurations": webhooks,
-        "waited": int(time.time() - started),
-    }
-    if dry_run is not None:
-        result["dry_run"] = dry_run
-    if params["custom_resources"]:
-        result["custom_resources"] = list_custom_resources(dynamic, crds)
-    if params["wait"] and problems:
-        module.fail_json(
-            msg="OpenKruise is not ready after %d seconds: %s" % (params["wait_timeout"], "; ".join(problems)), **result
-        )
-    module.exit_json(**result)
 
 
 def argspec():
@@ -281,17 +170,26 @@ def argspec():
 
 def main():
     module = AnsibleK8SModule(module_class=AnsibleModule, argument_spec=argspec(), supports_check_mode=True)
-    from ansible_collections.kubernetes.core.plugins.module_utils.k8s.client import (
-        get_api_client,
-    )
-
+    params = module.params
+    # Any cluster: a member or the control plane (its CRDs), as the task's connection options say.
+    where = "context %s" % params["context"] if params.get("context") else "the cluster"
     try:
-        client = get_api_client(module=module)
-        execute_module(module, client.client)
-    except ApiError as exc:
-        module.fail_json(msg="Kubernetes API error (HTTP %s): %s" % (exc.status, exc))
-    except CoreException as exc:
-        module.fail_from_exception(exc)
+        cluster = connect_control_plane(module, name=where)
+        state, waited = wait_until_ready(cluster, params["checks"], params["probe_namespace"],
+                                         params["wait_timeout"] if params["wait"] else 0, max(1, params["wait_sleep"]))
+        result = dict(changed=False, ready=not state["problems"], problems=state["problems"], crds=state["crds"],
+                      webhook_configurations=state["webhooks"], waited=int(waited))
+        if state["dry_run"] is not None:
+            result["dry_run"] = state["dry_run"]
+        if params["custom_resources"]:
+            result["custom_resources"] = list_custom_resources(cluster, state["crds"])
+    except (AccessError, ApiError) as error:
+        module.fail_json(msg=str(error))
+    else:
+        if params["wait"] and state["problems"]:
+            module.fail_json(msg="OpenKruise is not ready after %d seconds: %s"
+                                 % (params["wait_timeout"], "; ".join(state["problems"])), **result)
+        module.exit_json(**result)
 
 
 if __name__ == "__main__":

@@ -20,8 +20,11 @@ description:
     C(0600), a backup of the previous file, and C(current-context) set to that context.
   - Checks the cluster behind the context before anything is written, so that bad input stops
     before any change. The API must answer C(/version) with these credentials and TLS settings.
-    When O(karmada_members) is given, the Karmada Cluster API (C(cluster.karmada.io/v1alpha1)) must
-    be served and list each named member cluster with condition C(Ready=True).
+    When O(federation_members) is given, the cluster must run a federation engine (O(engine)) that
+    lists each named member cluster as ready (Karmada's C(Cluster) with condition C(Ready=True)).
+  - The API is reached through the collection's access layer. C(K8S_AUTH_*) environment variables
+    that would send the check to another cluster or identity than the kubeconfig's context, for
+    example C(K8S_AUTH_HOST) or C(K8S_AUTH_API_KEY), are refused, naming the variable.
   - Warns when the client certificate or JWT token of the context's user expires within
     O(expiry_warning_days) days, and fails when it has already expired.
   - With O(sources), merges the selected context of several kubeconfig files into one file at
@@ -106,14 +109,22 @@ options:
       - Ignored with O(sources).
     type: bool
     default: true
-  karmada_members:
+  federation_members:
     description:
-      - For the Karmada control plane only, the member cluster names that must be listed by the
-        Karmada Cluster API with condition C(Ready=True).
-      - An empty list still checks that the Cluster API is served.
+      - For the federation control plane only, the member cluster names that the federation engine
+        must list as ready.
+      - An empty list still checks that the engine's member API is served.
       - Requires O(validate_api=true).
     type: list
     elements: str
+    aliases: [karmada_members]
+  engine:
+    description:
+      - The federation engine of the control plane, for O(federation_members).
+      - C(auto) detects it from API discovery.
+    type: str
+    choices: [auto, karmada, kubeadmiral]
+    default: auto
   expiry_warning_days:
     description:
       - Warn when the context's client certificate or token expires within this many days.
@@ -137,7 +148,7 @@ EXAMPLES = r"""
   multicloud.federation.kubeconfig:
     src: /home/ops/.kube/ucs-fleet.kubeconfig
     context: federation
-    karmada_members:
+    federation_members:
       - idc1
       - test-ucs
 
@@ -226,9 +237,14 @@ credential:
       description: C(ok), C(expiring) (within O(expiry_warning_days)) or C(unknown).
       type: str
       sample: ok
-karmada_clusters:
-  description: Every cluster the Karmada Cluster API lists, with its readiness.
-  returned: when O(karmada_members) is given
+engine:
+  description: The federation engine the control plane runs.
+  returned: when O(federation_members) is given
+  type: str
+  sample: karmada
+federation_members:
+  description: Every member cluster the federation engine lists, with its readiness.
+  returned: when O(federation_members) is given
   type: list
   elements: dict
   sample:
@@ -239,30 +255,21 @@ karmada_clusters:
 """
 
 import datetime
-import json
 import os
-import tempfile
 import traceback
 
 from ansible.module_utils.basic import AnsibleModule, missing_required_lib
 from ansible_collections.multicloud.federation.plugins.module_utils import kubeconfig as kc
-from ansible_collections.multicloud.federation.plugins.module_utils import kubeconfig_cluster as cluster_checks
+from ansible_collections.multicloud.federation.plugins.module_utils import kubeconfig_check
 from ansible_collections.multicloud.federation.plugins.module_utils import kubeconfig_credentials as creds
 
 KUBERNETES_IMPORT_ERROR = None
 try:
-    import kubernetes.client
-    import kubernetes.config
-    from kubernetes.client.rest import ApiException
+    import kubernetes  # noqa: F401 pylint: disable=unused-import
 except ImportError:
     KUBERNETES_IMPORT_ERROR = traceback.format_exc()
 
-FILE_MODE = 0o600
-DIR_MODE = 0o700
-
-
-class CheckFailed(Exception):
-    """The input is wrong; the message says what to fix."""
+CheckFailed = kubeconfig_check.CheckFailed
 
 
 def read_kubeconfig(path, what):
@@ -280,87 +287,6 @@ def read_kubeconfig(path, what):
         return kc.parse_kubeconfig(text, path)
     except kc.KubeconfigError as exc:
         raise CheckFailed(str(exc))
-
-
-def describe_api_error(exc):
-    """A short, secret-free account of a failed API call."""
-    if isinstance(exc, ApiException):
-        return "HTTP %s %s" % (exc.status, exc.reason)
-    reason = getattr(exc, "reason", None)
-    return str(reason or exc).splitlines()[0]
-
-
-def api_client(data, context):
-    configuration = kubernetes.client.Configuration()
-    try:
-        kubernetes.config.load_kube_config_from_dict(
-            config_dict=data, context=context, client_configuration=configuration, persist_config=False
-        )
-    except (kubernetes.config.ConfigException, ValueError, TypeError) as exc:
-        raise CheckFailed("the kubeconfig's context %r cannot be used: %s" % (context, str(exc).splitlines()[0]))
-    return kubernetes.client.ApiClient(configuration)
-
-
-def api_get(client, path, timeout):
-    """GET ``path`` and return the decoded JSON; raise ApiException on an HTTP error status."""
-    # auth_settings=BearerToken: the client adds the token header only for the settings named here.
-    if hasattr(client, "param_serialize"):
-        # kubernetes >= 33 (openapi-generator 7 client): serialize, send, then check the status.
-        method, url, headers, body, post_params = client.param_serialize(
-            method="GET", resource_path=path, header_params={"Accept": "application/json"}, auth_settings=["BearerToken"]
-        )
-        response = client.call_api(method, url, header_params=headers, body=body, post_params=post_params,
-                                   _request_timeout=timeout)
-        response.read()
-        if not 200 <= response.status < 300:
-            raise ApiException(status=response.status, reason=response.reason)
-        return json.loads(response.data)
-    return client.call_api(
-        path,
-        "GET",
-        response_type="object",
-        auth_settings=["BearerToken"],
-        _return_http_data_only=True,
-        _preload_content=True,
-        _request_timeout=timeout,
-    )
-
-
-def check_cluster(module, data, context, server, origin, result):
-    timeout = module.params["request_timeout"]
-    client = api_client(data, context)
-    try:
-        try:
-            version = api_get(client, "/version", timeout)
-        except Exception as exc:  # any transport, TLS or HTTP failure means: not usable
-            raise CheckFailed(
-                "the API server %s of context %r in %s cannot be reached: %s. Check the access mode "
-                "(cluster_access: internal needs the VPC, external the public endpoint), the network path and "
-                "the credentials" % (server, context, origin, describe_api_error(exc))
-            )
-        result["server_version"] = cluster_checks.interpret_version(version)
-        members = module.params["karmada_members"]
-        if members is None:
-            return
-        try:
-            clusters = api_get(client, cluster_checks.KARMADA_CLUSTER_API_PATH, timeout)
-        except Exception as exc:
-            if isinstance(exc, ApiException) and exc.status == 404:
-                raise CheckFailed(
-                    "%s (context %r) does not serve the Karmada Cluster API (cluster.karmada.io/v1alpha1): "
-                    "the host in group 'federation' must point at the Karmada control plane"
-                    % (server, context)
-                )
-            raise CheckFailed(
-                "listing Karmada clusters at %s (context %r) failed: %s" % (server, context, describe_api_error(exc))
-            )
-        status = cluster_checks.member_status(clusters, members)
-        result["karmada_clusters"] = status["clusters"]
-        errors = cluster_checks.member_errors(status, server)
-        if errors:
-            raise CheckFailed("; ".join(errors))
-    finally:
-        client.close()
 
 
 def check_credential(module, user, base_dir, origin, result):
@@ -389,55 +315,6 @@ def check_credential(module, user, base_dir, origin, result):
     }
 
 
-def load_existing(dest):
-    """The installed kubeconfig as data, or None when absent or unreadable (then it is replaced)."""
-    if not os.path.exists(dest):
-        return None
-    try:
-        with open(dest, "rb") as handle:
-            return kc.parse_kubeconfig(handle.read().decode("utf-8-sig"), dest)
-    except (OSError, UnicodeDecodeError, kc.KubeconfigError):
-        return None
-
-
-def install(module, desired, result):
-    """Write ``desired`` to dest (0600, backup, atomic) unless it is already there."""
-    dest = module.params["dest"]
-    result["dest"] = dest
-    existing = load_existing(dest)
-    content_changed = existing != desired
-    mode_changed = os.path.exists(dest) and (os.stat(dest).st_mode & 0o7777) != FILE_MODE
-    result["changed"] = content_changed or mode_changed
-    if module._diff and content_changed:
-        result["diff"] = {
-            "before_header": dest,
-            "after_header": dest,
-            "before": kc.render(kc.redact(existing)) if existing else "",
-            "after": kc.render(kc.redact(desired)),
-        }
-    if module.check_mode or not result["changed"]:
-        return
-    if content_changed:
-        parent = os.path.dirname(dest) or "."
-        if not os.path.isdir(parent):
-            os.makedirs(parent, DIR_MODE)
-        if module.params["backup"] and os.path.exists(dest):
-            backup = module.backup_local(dest)
-            os.chmod(backup, FILE_MODE)
-            result["backup_file"] = backup
-        handle, tmp = tempfile.mkstemp(dir=parent, prefix=".kubeconfig-")
-        try:
-            with os.fdopen(handle, "w") as out:
-                out.write(kc.render(desired))
-            os.chmod(tmp, FILE_MODE)
-            module.atomic_move(tmp, dest)
-        finally:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
-    # atomic_move keeps the previous file's mode; the kubeconfig is always 0600.
-    os.chmod(dest, FILE_MODE)
-
-
 def run_single(module, result):
     params = module.params
     context = params["context"]
@@ -460,7 +337,9 @@ def run_single(module, result):
             )
     check_credential(module, user, base_dir, src, result)
     if params["validate_api"]:
-        check_cluster(module, kc.resolve_paths(data, base_dir), context, server, src, result)
+        result.update(kubeconfig_check.check_cluster(
+            kc.resolve_paths(data, base_dir), context, server, src, params["federation_members"], params["engine"],
+            params["request_timeout"]))
     if params["dest"] is None:
         return
     desired = data
@@ -468,7 +347,7 @@ def run_single(module, result):
         desired = kc.resolve_paths(desired, base_dir)
     if params["set_current_context"]:
         desired = kc.with_current_context(desired, context)
-    install(module, desired, result)
+    result.update(kc.install(params["dest"], desired, params["backup"], module.check_mode, module._diff))
 
 
 def run_merge(module, result):
@@ -481,7 +360,7 @@ def run_merge(module, result):
         merged = kc.merge_kubeconfigs(entries, module.params["context"])
     except kc.KubeconfigError as exc:
         raise CheckFailed(str(exc))
-    install(module, merged, result)
+    result.update(kc.install(module.params["dest"], merged, module.params["backup"], module.check_mode, module._diff))
 
 
 def main():
@@ -502,11 +381,12 @@ def main():
                 ),
             ),
             validate_api=dict(type="bool", default=True),
-            karmada_members=dict(type="list", elements="str"),
+            federation_members=dict(type="list", elements="str", aliases=["karmada_members"]),
+            engine=dict(type="str", choices=["auto", "karmada", "kubeadmiral"], default="auto"),
             expiry_warning_days=dict(type="int", default=30),
             request_timeout=dict(type="int", default=15),
         ),
-        mutually_exclusive=[("sources", "src"), ("sources", "karmada_members")],
+        mutually_exclusive=[("sources", "src"), ("sources", "federation_members")],
         required_one_of=[("src", "dest")],
         required_by={"sources": ("dest",)},
         supports_check_mode=True,
@@ -519,8 +399,8 @@ def main():
     if not params["sources"]:
         if not params["context"]:
             module.fail_json(msg="context is required: set cluster_context, or cluster_access")
-        if params["karmada_members"] is not None and not params["validate_api"]:
-            module.fail_json(msg="karmada_members needs validate_api=true")
+        if params["federation_members"] is not None and not params["validate_api"]:
+            module.fail_json(msg="federation_members needs validate_api=true")
         if params["validate_api"] and KUBERNETES_IMPORT_ERROR:
             module.fail_json(msg=missing_required_lib("kubernetes"), exception=KUBERNETES_IMPORT_ERROR)
 

@@ -1,85 +1,22 @@
 """Helpers for the federalization and member_join integration tests: run a playbook of the collection
-against the local stack and read its recap, and build the reference runbook's objects."""
+against the local stack (through the suite's one runner, playbook_runner), and build the reference
+runbook's objects."""
 
 from __future__ import annotations
 
 import base64
-import json
-import os
-import re
-import subprocess
-import tempfile
-from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
-
-REPO_ROOT = Path(__file__).resolve().parents[2]
-VENV_BIN = REPO_ROOT / ".venv" / "bin"
-BUILD = REPO_ROOT / ".build"
-RECAP = re.compile(r"^(\S+)\s+:\s+ok=(\d+)\s+changed=(\d+)\s+unreachable=(\d+)\s+failed=(\d+)", re.M)
-
-
-@dataclass(repr=False)
-class PlaybookRun:
-    returncode: int
-    stdout: str
-    stderr: str
-
-    @property
-    def recap(self) -> dict[str, dict[str, int]]:
-        return {m.group(1): {"ok": int(m.group(2)), "changed": int(m.group(3)), "failed": int(m.group(5))}
-                for m in RECAP.finditer(self.stdout)}
-
-    @property
-    def changed(self) -> int:
-        return sum(host["changed"] for host in self.recap.values())
-
-    def __repr__(self) -> str:
-        # pytest shows assertion messages through repr: make it the run's output.
-        return f"rc={self.returncode}\n{self.stdout[-6000:]}\n{self.stderr[-3000:]}"
-
-    __str__ = __repr__
-
-
-def ensure_collection() -> None:
-    """`make collection`: multicloud.federation and kubernetes.core resolvable under .build/."""
-    if not (BUILD / "ansible_collections" / "multicloud" / "federation" / "galaxy.yml").exists():
-        subprocess.run(["make", "collection"], cwd=REPO_ROOT, check=True, capture_output=True, timeout=900)
+from tests.integration.playbook_runner import PlaybookRun, run_playbook, stack_inventory
 
 
 def playbook(env: dict, name: str, extra_vars: dict | None = None, check: bool = False, diff: bool = False,
              extra_inventory: dict | None = None, limit: str | None = None, timeout: float = 1200) -> PlaybookRun:
-    """Run playbooks/<name> against the stack's inventory (plus an optional inventory overlay)."""
-    ensure_collection()
-    run_env = dict(env)
-    run_env.update({
-        "ANSIBLE_COLLECTIONS_PATH": str(BUILD),
-        "ANSIBLE_CONFIG": str(REPO_ROOT / "ansible.cfg"),
-        "ANSIBLE_FORCE_COLOR": "0",
-        "ANSIBLE_NOCOLOR": "1",
-        "PATH": f"{VENV_BIN}{os.pathsep}{env.get('PATH', os.environ.get('PATH', ''))}",
-    })
-    with tempfile.TemporaryDirectory() as tmp:
-        argv = [str(VENV_BIN / "ansible-playbook"), "-i", run_env["MCF_STACK_INVENTORY"]]
-        if extra_inventory:
-            overlay = Path(tmp) / "overlay.yml"
-            overlay.write_text(yaml.safe_dump(extra_inventory))
-            argv += ["-i", str(overlay)]
-        if extra_vars:
-            vars_file = Path(tmp) / "vars.json"
-            vars_file.write_text(json.dumps(extra_vars))
-            argv += ["-e", f"@{vars_file}"]
-        if check:
-            argv.append("--check")
-        if diff:
-            argv.append("--diff")
-        if limit:
-            argv += ["--limit", limit]
-        argv.append(str(REPO_ROOT / "playbooks" / name))
-        result = subprocess.run(argv, cwd=REPO_ROOT, env=run_env, capture_output=True, text=True, timeout=timeout,
-                                check=False)  # PlaybookRun carries the exit code; tests assert on it
-    return PlaybookRun(result.returncode, result.stdout, result.stderr)
+    """Run playbooks/<name> against the stack's inventory (plus an optional inventory overlay). The
+    tests judge the exit code themselves; a run without a readable recap raises."""
+    overlay = [extra_inventory] if extra_inventory else []
+    return run_playbook(Path("playbooks") / name, [stack_inventory(env), *overlay], env=env, extra_vars=extra_vars,
+                        check=check, diff=diff, limit=limit, expect_failure=None, timeout=timeout)
 
 
 def b64(text: str) -> str:

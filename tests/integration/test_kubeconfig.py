@@ -13,49 +13,28 @@ import copy
 import re
 import socket
 import stat
-import subprocess
-import tempfile
 from pathlib import Path
 
 import pytest
 import yaml
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
-VENV_BIN = REPO_ROOT / ".venv" / "bin"
-BUILD = REPO_ROOT / ".build"
-RECAP = re.compile(r"^(\S+)\s+:\s+ok=(\d+)\s+changed=(\d+)\s+unreachable=(\d+)\s+failed=(\d+)", re.M)
+from tests.integration.playbook_runner import PlaybookRun
+from tests.integration.playbook_runner import run_playbook as run_collection_playbook
+
 NOT_READY_CLUSTER = "kubeconfig-test-notready"
 
 
-def ensure_collection() -> None:
-    if not (BUILD / "ansible_collections" / "multicloud" / "federation" / "galaxy.yml").exists():
-        subprocess.run(["make", "collection"], cwd=REPO_ROOT, check=True, capture_output=True, timeout=900)
+def run_playbook(env: dict, inventory: dict, *args: str) -> PlaybookRun:
+    return run_collection_playbook("playbooks/kubeconfig.yml", inventory, env=env, args=args, expect_failure=None,
+                                   timeout=600)
 
 
-def run_playbook(env: dict, inventory: dict, *args: str) -> subprocess.CompletedProcess:
-    ensure_collection()
-    run_env = dict(env)
-    run_env.update({
-        "ANSIBLE_COLLECTIONS_PATH": str(BUILD),
-        "ANSIBLE_CONFIG": str(REPO_ROOT / "ansible.cfg"),
-        "ANSIBLE_NOCOLOR": "1",
-        "ANSIBLE_FORCE_COLOR": "0",
-    })
-    with tempfile.TemporaryDirectory() as tmp:
-        hosts = Path(tmp) / "hosts.yml"
-        hosts.write_text(yaml.safe_dump(inventory))
-        argv = [str(VENV_BIN / "ansible-playbook"), "-i", str(hosts), *args,
-                str(REPO_ROOT / "playbooks" / "kubeconfig.yml")]
-        return subprocess.run(argv, cwd=REPO_ROOT, env=run_env, capture_output=True, text=True, timeout=600,
-                              check=False)
+def changed(result: PlaybookRun) -> int:
+    return result.changed
 
 
-def changed(result: subprocess.CompletedProcess) -> int:
-    return sum(int(match.group(3)) for match in RECAP.finditer(result.stdout))
-
-
-def describe(result: subprocess.CompletedProcess) -> str:
-    return f"rc={result.returncode}\n{result.stdout[-6000:]}\n{result.stderr[-3000:]}"
+def describe(result: PlaybookRun) -> str:
+    return result.describe()
 
 
 def local_inventory(stack) -> dict:
@@ -163,16 +142,9 @@ def test_check_mode_reports_changes_and_writes_nothing(stack, dest):
     assert "<redacted sha256:" in result.stdout
 
 
-def changed_tasks(result: subprocess.CompletedProcess) -> list[str]:
+def changed_tasks(result: PlaybookRun) -> list[str]:
     """The names of the tasks that reported changed on some host, in order."""
-    tasks, current = [], None
-    for line in result.stdout.splitlines():
-        header = re.match(r"^TASK \[(?:[^:\]]+ : )?(.*)\] \*+$", line)
-        if header:
-            current = header.group(1)
-        elif line.startswith("changed: [") and current is not None and current not in tasks:
-            tasks.append(current)
-    return tasks
+    return list(dict.fromkeys(task for _host, task, _items in result.changed_tasks()))
 
 
 def merged_server(merged: Path, name: str) -> str:

@@ -1,8 +1,11 @@
 """Acceptance tests of the local federation stack (issue 3), against the real processes.
 
-Order matters and is deliberate: read-only and additive checks first, then the destructive
-process tests (kill, down/up) which restore what they disturb, and last the Kruise uninstall,
-which leaves the members as the stack started them.
+Within the file, order is deliberate: read-only and additive checks first, then the destructive
+process tests (kill, down/up) which restore what they disturb, and last the Kruise uninstall. The
+file needs nothing from the rest of the suite and leaves the stack as it found it: Kruise's
+cluster-scoped objects admit one release per cluster, so a Kruise release of the collection's
+(test_kruise.py, site.yml, `make demo`) is uninstalled with its history kept while the file's own
+release is tested, and rolled back to its revision afterwards.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ import os
 import shutil
 import signal
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -23,10 +27,16 @@ from tests.stack.layout import layout
 
 L = layout()
 KRUISE_MEMBER = "idc1"
-KRUISE_RELEASE = "kruise"
+# This file's own release; the collection's roles name theirs COLLECTION_KRUISE_RELEASE.
+KRUISE_RELEASE = "stack-test-kruise"
+COLLECTION_KRUISE_RELEASE = "kruise"
 # As upstream's install instructions (and the collection's kruise role): the release lives in
 # `default`, the chart creates kruise-system itself.
 KRUISE_RELEASE_NAMESPACE = "default"
+# The collection's kruise_control_plane role keeps its release record in kruise-system.
+CONTROL_PLANE_RELEASE_NAMESPACE = "kruise-system"
+WEBHOOK_CONFIGURATIONS = ("mutatingwebhookconfiguration/kruise-mutating-webhook-configuration",
+                          "validatingwebhookconfiguration/kruise-validating-webhook-configuration")
 CHART_WAIT_SECONDS = 1800
 # KWOK never pulls images; the name only has to be valid.
 IMAGE = "registry.invalid/stack-test/pause:3.10"
@@ -202,21 +212,45 @@ def united_deployment(name: str, namespace: str, replicas: int) -> dict:
     }
 
 
+def helm_release(cluster, name: str, namespace: str) -> dict | None:
+    """The release as `helm list` shows it, whatever its status (uninstalled ones with their history kept too)."""
+    releases = json.loads(cluster.helm("list", "--all", "-n", namespace, "-o", "json").stdout or "[]")
+    return next((r for r in releases if r["name"] == name), None)
+
+
+@contextmanager
+def collection_release_set_aside(cluster, namespace: str, *helm_flags: str):
+    """The collection's Kruise release in `namespace` uninstalled with its history kept, and rolled
+    back to the same revision on exit. A release a run of this file left uninstalled (interrupted
+    before its rollback) is restored as well. helm_flags go to both helm commands."""
+    release = helm_release(cluster, COLLECTION_KRUISE_RELEASE, namespace)
+    if release and release["status"] != "uninstalled":
+        cluster.helm("uninstall", COLLECTION_KRUISE_RELEASE, "-n", namespace, "--keep-history", *helm_flags)
+    try:
+        yield
+    finally:
+        if release:
+            cluster.helm("rollback", COLLECTION_KRUISE_RELEASE, str(release["revision"]), "-n", namespace, *helm_flags)
+
+
 @pytest.fixture(scope="module")
 def kruise_installed(stack):
-    """Kruise installed in one member by helm, as the collection's install step would (kept if already there)."""
+    """This file's Kruise release installed in one member by helm, as the collection's install step
+    would; the collection's own release there set aside meanwhile (and ready again afterwards)."""
     member = stack.member(KRUISE_MEMBER)
-    releases = {r["name"]: r for r in json.loads(member.helm("list", "-a", "-n", KRUISE_RELEASE_NAMESPACE, "-o", "json").stdout)}
-    existing = releases.get(KRUISE_RELEASE)
-    if existing and existing["status"] != "deployed":
-        member.helm("uninstall", KRUISE_RELEASE, "-n", KRUISE_RELEASE_NAMESPACE, "--wait")  # a broken earlier attempt
-        existing = None
-    installed_here = existing is None
-    if installed_here:
+    with collection_release_set_aside(member, KRUISE_RELEASE_NAMESPACE, "--wait", "--timeout", "10m"):
+        wait_for(lambda: f"{KRUISE_MEMBER}.kruise-manager" not in stack.records(),
+                 "the collection's kruise-manager to stop", timeout=120)
+        if helm_release(member, KRUISE_RELEASE, KRUISE_RELEASE_NAMESPACE):
+            member.helm("uninstall", KRUISE_RELEASE, "-n", KRUISE_RELEASE_NAMESPACE, "--wait")  # an earlier run's
         member.helm("install", KRUISE_RELEASE, str(chart_path()), "-n", KRUISE_RELEASE_NAMESPACE,
                     "--wait", "--timeout", "10m")
-    wait_for(lambda: kruise_ready(member), "Kruise ready (dry-run UnitedDeployment, webhook caBundles)", timeout=300)
-    return installed_here
+        wait_for(lambda: kruise_ready(member), "Kruise ready (dry-run UnitedDeployment, webhook caBundles)", timeout=300)
+        yield KRUISE_RELEASE
+        if helm_release(member, KRUISE_RELEASE, KRUISE_RELEASE_NAMESPACE):  # the uninstall test did not get to it
+            member.helm("uninstall", KRUISE_RELEASE, "-n", KRUISE_RELEASE_NAMESPACE, "--wait", "--timeout", "5m")
+    if helm_release(member, COLLECTION_KRUISE_RELEASE, KRUISE_RELEASE_NAMESPACE):
+        wait_for(lambda: kruise_ready(member), "the collection's Kruise ready again", timeout=300)
 
 
 def test_helm_install_of_kruise_starts_kruise_manager(stack, kruise_installed):
@@ -264,8 +298,6 @@ def test_united_deployment_subsets_land_on_the_right_nodes(stack, kruise_install
 
 
 def test_helm_upgrade_of_kruise_restarts_kruise_manager_with_the_new_values(stack, kruise_installed):
-    if not kruise_installed:
-        pytest.skip("Kruise was installed before this session; its release is left alone")
     member = stack.member(KRUISE_MEMBER)
     name = f"{KRUISE_MEMBER}.kruise-manager"
     before = stack.records()[name]
@@ -295,16 +327,10 @@ def test_helm_through_the_federation_endpoint_trips_on_kube_version(stack, tmp_p
     assert failed.returncode != 0
     assert "kubeVersion" in failed.stderr and "incompatible" in failed.stderr, failed.stderr
 
-    # With the line removed the chart installs through the same endpoint. When the collection's
-    # kruise_control_plane step already did exactly that (test_kruise runs first in the suite), its
-    # release owns Kruise's cluster-scoped objects and a second install could only collide with it
-    # (helm checks ownership even on a dry run): then that release is the proof.
-    releases = json.loads(federation.helm("list", "--all-namespaces", "--output", "json").stdout or "[]")
-    kruise = [r for r in releases if r.get("chart", "").startswith("kruise-")]
-    if kruise:
-        assert all(r["status"] == "deployed" for r in kruise), kruise
-        return
-
+    # With the line removed the chart installs through the same endpoint. A Kruise release of the
+    # collection's control plane owns Kruise's cluster-scoped objects (helm checks ownership even on
+    # a dry run): it is set aside meanwhile, and afterwards the webhook configurations its rollback
+    # brings back are removed, as the collection's federation_webhooks step does after every install.
     patched = tmp_path / chart.name
     shutil.copytree(chart, patched)
     chart_yaml = patched / "Chart.yaml"
@@ -312,17 +338,25 @@ def test_helm_through_the_federation_endpoint_trips_on_kube_version(stack, tmp_p
     chart_yaml.write_text("".join(line for line in lines if not line.startswith("kubeVersion:")))
     # A real install into the control plane, removed again afterwards.
     namespace = "stack-test-helm"
-    stack.karmada().apply({"apiVersion": "v1", "kind": "Namespace", "metadata": {
-        "name": namespace, "labels": {"namespace.karmada.io/skip-auto-propagation": "true"}}})
-    try:
-        # Its own namespace (not propagated to the members) instead of the chart's kruise-system;
-        # CRDs are left out, as the collection installs only CRDs into the control plane itself.
-        federation.helm("install", "kubeversion-probe", str(patched), "-n", namespace,
-                        "--set", f"installation.namespace={namespace}", "--set", "installation.createNamespace=false",
-                        "--set", "crds.managed=false")
-    finally:
-        federation.helm("uninstall", "kubeversion-probe", "-n", namespace, check=False)
-        stack.karmada().kubectl("delete", "namespace", namespace, "--wait=false", check=False)
+    karmada = stack.karmada()
+    federation.helm("uninstall", "kubeversion-probe", "-n", namespace, check=False)  # an interrupted run's
+    # --no-hooks: as the collection's role, since no hook Job can run on a control plane.
+    with collection_release_set_aside(karmada, CONTROL_PLANE_RELEASE_NAMESPACE, "--no-hooks"):
+        karmada.apply({"apiVersion": "v1", "kind": "Namespace", "metadata": {
+            "name": namespace, "labels": {"namespace.karmada.io/skip-auto-propagation": "true"}}})
+        try:
+            # Its own namespace (not propagated to the members) instead of the chart's kruise-system;
+            # CRDs are left out, as the collection installs only CRDs into the control plane itself.
+            federation.helm("install", "kubeversion-probe", str(patched), "-n", namespace,
+                            "--set", f"installation.namespace={namespace}", "--set", "installation.createNamespace=false",
+                            "--set", "crds.managed=false")
+            assert helm_release(federation, "kubeversion-probe", namespace)["status"] == "deployed"
+        finally:
+            federation.helm("uninstall", "kubeversion-probe", "-n", namespace, check=False)
+            karmada.kubectl("delete", "namespace", namespace, "--wait=false", check=False)
+    if helm_release(karmada, COLLECTION_KRUISE_RELEASE, CONTROL_PLANE_RELEASE_NAMESPACE):
+        karmada.kubectl("delete", *WEBHOOK_CONFIGURATIONS, "--ignore-not-found")
+        assert helm_release(karmada, COLLECTION_KRUISE_RELEASE, CONTROL_PLANE_RELEASE_NAMESPACE)["status"] == "deployed"
 
 
 # ---------------------------------------------------------------------------------------- processes
@@ -389,8 +423,6 @@ def test_down_stops_everything_and_up_restores_the_same_state(stack, kruise_inst
 
 
 def test_helm_uninstall_stops_kruise_manager(stack, kruise_installed):
-    if not kruise_installed:
-        pytest.skip("Kruise was installed before this session; it is left alone")
     member = stack.member(KRUISE_MEMBER)
     member.helm("uninstall", KRUISE_RELEASE, "-n", KRUISE_RELEASE_NAMESPACE, "--wait", "--timeout", "5m")
     wait_for(lambda: f"{KRUISE_MEMBER}.kruise-manager" not in stack.records(),

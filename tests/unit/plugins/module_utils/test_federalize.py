@@ -9,18 +9,12 @@ __metaclass__ = type
 
 import copy
 
-import pytest
-
 from ansible_collections.multicloud.federation.plugins.module_utils.federalize import (
-    CONFLICT_RESOLUTION_ANNOTATION,
     REDACTED,
-    build_propagation_policy,
     compare_round_trip,
     compare_snapshots,
     dependency_refs,
     diff_paths,
-    label_selector_matches,
-    missing_selectors,
     node_port_collisions,
     pod_dependencies,
     redact,
@@ -121,10 +115,8 @@ class TestStripTemplate:
 
     def test_annotations_last_applied_and_revision_removed_others_kept(self):
         template = strip_template(live_deployment())[0]
-        assert template["metadata"]["annotations"] == {
-            "team": "payments",
-            CONFLICT_RESOLUTION_ANNOTATION: "overwrite",
-        }
+        # The engine's adoption mark comes later (adoption_template), not from stripping.
+        assert template["metadata"]["annotations"] == {"team": "payments"}
         assert template["metadata"]["labels"] == {"app": "fed-dp-01"}
 
     def test_pod_template_untouched(self):
@@ -139,12 +131,6 @@ class TestStripTemplate:
         strip_template(live)
         assert live == before
 
-    def test_existing_conflict_resolution_kept(self):
-        live = live_deployment()
-        live["metadata"]["annotations"][CONFLICT_RESOLUTION_ANNOTATION] = "abort"
-        template = strip_template(live)[0]
-        assert template["metadata"]["annotations"][CONFLICT_RESOLUTION_ANNOTATION] == "abort"
-
     def test_karmada_bookkeeping_removed(self):
         live = live_deployment()
         live["metadata"]["labels"].update({"karmada.io/managed": "true", "work.karmada.io/permanent-id": "x"})
@@ -153,7 +139,7 @@ class TestStripTemplate:
         )
         template = strip_template(live)[0]
         assert template["metadata"]["labels"] == {"app": "fed-dp-01"}
-        assert set(template["metadata"]["annotations"]) == {"team", CONFLICT_RESOLUTION_ANNOTATION}
+        assert set(template["metadata"]["annotations"]) == {"team"}
 
     def test_revision_annotation_kept_on_non_deployments(self):
         live = live_deployment()
@@ -214,7 +200,7 @@ class TestStripTemplate:
         pvc = {"apiVersion": "v1", "kind": "PersistentVolumeClaim",
                "metadata": {"name": "data", "annotations": {"volume.kubernetes.io/selected-node": "n1", "a": "b"}}}
         template = strip_template(pvc)[0]
-        assert template["metadata"]["annotations"] == {"a": "b", CONFLICT_RESOLUTION_ANNOTATION: "overwrite"}
+        assert template["metadata"]["annotations"] == {"a": "b"}
 
     def test_job_generated_selector_removed_unless_manual(self):
         job = {
@@ -233,15 +219,15 @@ class TestStripTemplate:
         assert template["spec"]["selector"]["matchLabels"]["controller-uid"] == "u"
 
 
+def refs(kind, *names, **kwargs):
+    namespace = kwargs.get("namespace", "fed-demo")
+    return [{"apiVersion": "v1", "kind": kind, "namespace": namespace, "name": name} for name in names]
+
+
 class TestDependencies:
     def test_reference_deployment(self):
-        deps = pod_dependencies(live_deployment()["spec"]["template"]["spec"])
-        assert deps == {
-            "ConfigMap": ["fed-cm-02", "fed-cm-01"],
-            "Secret": ["fed-secret-01"],
-            "ServiceAccount": [],
-            "PersistentVolumeClaim": [],
-        }
+        deps = pod_dependencies(live_deployment()["spec"]["template"], "fed-demo")
+        assert deps == refs("ConfigMap", "fed-cm-02", "fed-cm-01") + refs("Secret", "fed-secret-01")
 
     def test_every_source(self):
         spec = {
@@ -259,14 +245,22 @@ class TestDependencies:
                 {"name": "empty", "configMap": {"name": ""}},
             ],
         }
-        deps = pod_dependencies(spec)
-        assert deps["ConfigMap"] == ["cm-init", "cm-eph", "cm-proj"]
-        assert deps["Secret"] == ["pull", "s-envfrom", "s-proj", "s-csi", "s-ceph", "s-az"]
-        assert deps["ServiceAccount"] == ["runner"]
-        assert deps["PersistentVolumeClaim"] == ["data"]
+        assert pod_dependencies({"spec": spec}, "n") == (
+            refs("ConfigMap", "cm-init", "cm-eph", "cm-proj", namespace="n")
+            + refs("Secret", "pull", "s-envfrom", "s-proj", "s-csi", "s-ceph", "s-az", namespace="n")
+            + refs("ServiceAccount", "runner", namespace="n") + refs("PersistentVolumeClaim", "data", namespace="n"))
+
+    def test_a_volume_has_one_source(self):
+        # visitpod.go reads the first source of a volume (a switch), as Karmada does.
+        spec = {"volumes": [{"name": "v", "secret": {"secretName": "s"}, "configMap": {"name": "cm"}}]}
+        assert pod_dependencies({"spec": spec}, "n") == refs("Secret", "s", namespace="n")
 
     def test_default_service_account_is_not_a_dependency(self):
-        assert pod_dependencies({"serviceAccountName": "default"})["ServiceAccount"] == []
+        assert pod_dependencies({"spec": {"serviceAccountName": "default"}}, "n") == []
+
+    def test_empty_namespace_is_left_out(self):
+        spec = {"volumes": [{"name": "v", "configMap": {"name": "cm"}}]}
+        assert pod_dependencies({"spec": spec}, "") == [{"apiVersion": "v1", "kind": "ConfigMap", "name": "cm"}]
 
     def test_refs_for_cronjob_and_non_workloads(self):
         cron = {"apiVersion": "batch/v1", "kind": "CronJob", "metadata": {"name": "c", "namespace": "n"},
@@ -360,33 +354,6 @@ class TestRedact:
         assert redact(cm) is cm
 
 
-class TestPolicy:
-    def test_shape_matches_promote(self):
-        pp = build_propagation_policy("fed-app", "fed-demo", [{"apiVersion": "apps/v1", "kind": "Deployment", "name": "a"}],
-                                      ["idc1"], True, True)
-        assert pp == {
-            "apiVersion": "policy.karmada.io/v1alpha1",
-            "kind": "PropagationPolicy",
-            "metadata": {"name": "fed-app", "namespace": "fed-demo"},
-            "spec": {
-                "propagateDeps": True,
-                "resourceSelectors": [{"apiVersion": "apps/v1", "kind": "Deployment", "name": "a"}],
-                "placement": {"clusterAffinity": {"clusterNames": ["idc1"]}},
-                "conflictResolution": "Overwrite",
-                "preserveResourcesOnDeletion": True,
-            },
-        }
-
-    def test_cluster_scoped(self):
-        cpp = build_propagation_policy("p", None, [], ["idc1"], False, False)
-        assert cpp["kind"] == "ClusterPropagationPolicy" and "namespace" not in cpp["metadata"]
-
-    def test_missing_selectors(self):
-        pp = build_propagation_policy("p", "n", [{"apiVersion": "v1", "kind": "Service", "name": "a"}], ["x"], True, True)
-        wanted = [{"apiVersion": "v1", "kind": "Service", "name": "a"}, {"apiVersion": "v1", "kind": "Service", "name": "b"}]
-        assert missing_selectors(pp, wanted) == [wanted[1]]
-
-
 class TestSnapshots:
     def pods(self, *uids):
         return [{"metadata": {"name": "p%d" % i, "uid": uid, "labels": {"app": "fed-dp-01"}}} for i, uid in enumerate(uids)]
@@ -422,18 +389,3 @@ class TestSnapshots:
     def test_other_apps_pods_ignored(self):
         other = [{"metadata": {"name": "x", "uid": "z", "labels": {"app": "other"}}}]
         assert workload_snapshot(live_deployment(), other, [])["pods"] == []
-
-
-@pytest.mark.parametrize(
-    "selector,labels,expected",
-    [
-        ({"matchLabels": {"a": "1"}}, {"a": "1", "b": "2"}, True),
-        ({"matchLabels": {"a": "1"}}, {"a": "2"}, False),
-        ({"matchExpressions": [{"key": "a", "operator": "In", "values": ["1", "2"]}]}, {"a": "2"}, True),
-        ({"matchExpressions": [{"key": "a", "operator": "NotIn", "values": ["1"]}]}, {"a": "1"}, False),
-        ({"matchExpressions": [{"key": "a", "operator": "Exists"}]}, {}, False),
-        ({"matchExpressions": [{"key": "a", "operator": "DoesNotExist"}]}, {}, True),
-    ],
-)
-def test_label_selector(selector, labels, expected):
-    assert label_selector_matches(selector, labels) is expected

@@ -11,14 +11,13 @@ import pytest
 
 from ansible_collections.multicloud.federation.plugins.module_utils.federalize_placement import (
     apply_patch,
-    binding_name,
     binding_problems,
     manifest_refs,
     plan,
     preserving_works,
     replica_scheduling,
-    works_of,
 )
+from ansible_collections.multicloud.federation.plugins.module_utils.karmada_engine import works_of
 
 
 def policy(clusters, preserve=True, scheduling=None):
@@ -102,11 +101,6 @@ class TestReplicaScheduling:
         }
         with pytest.raises(ValueError):
             replica_scheduling("random", ["a"])
-
-
-def test_binding_name():
-    assert binding_name("Deployment", "fed-dp-01") == "fed-dp-01-deployment"
-    assert binding_name("ClusterRole", "system:Aggregate") == "system.aggregate-clusterrole"
 
 
 def test_apply_patch_is_a_merge_patch():

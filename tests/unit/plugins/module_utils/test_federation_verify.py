@@ -2,18 +2,26 @@
 # Copyright: multicloud.federation contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """verify's comparison on hand-made live objects: the runbook's split passes, every kind of
-difference is reported, and the report renders."""
+difference is reported, and the report renders; then each named step of ``evaluate`` alone."""
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
 from ansible_collections.multicloud.federation.plugins.module_utils.federation_verify import (
+    check_aggregated_status,
+    check_division,
+    check_member,
+    check_member_united_deployment,
+    check_pods_on_nodes,
+    check_subset_allocation,
     evaluate,
     render_markdown,
     render_svg,
     render_table,
+    subset_expected_updated,
 )
+from ansible_collections.multicloud.federation.plugins.module_utils.karmada_division import EVEN_UID
 from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.federation_samples import (
     cluster,
     policy,
@@ -45,7 +53,7 @@ def world():
     template["metadata"]["generation"] = 1
     template["status"] = {"observedGeneration": 1, "replicas": 6, "readyReplicas": 6, "updatedReplicas": 6}
     binding = {"metadata": {"generation": 2},
-               "spec": {"resource": {"uid": "4858ca61-3ff8-4095-8267-f3d059d8074c"},
+               "spec": {"resource": {"uid": EVEN_UID},
                         "clusters": [{"name": "idc1", "replicas": 2}, {"name": "test-ucs", "replicas": 4}]},
                "status": {"schedulerObservedGeneration": 2,
                           "conditions": [{"type": "Scheduled", "status": "True"}, {"type": "FullyApplied", "status": "True"}]}}
@@ -118,3 +126,103 @@ def test_partitions_hold_nothing_back_without_an_older_revision():
     rows = dict(((r["cluster"], r["subset"]), r["expected_updated"]) for r in result["rows"])
     assert rows[("idc1", "regular")] == 1 and rows[("test-ucs", "regular")] == 2
     assert not any("updated replicas" in p or "template's image" in p for p in result["problems"]), result["problems"]
+
+
+# --- the steps ---------------------------------------------------------------------------------
+
+UD_API = ("apps.kruise.io/v1alpha1", "UnitedDeployment")
+VK_LABEL = ("type", "virtual-kubelet")
+
+
+def test_division_needs_a_policy_and_replicas():
+    template, binding, _pp, clusters, _members = world()
+    assert check_division(template, binding, None, clusters, "v1.18.2", *UD_API)["problems"] == [
+        "no PropagationPolicy claims UnitedDeployment demo"]
+    del template["spec"]["replicas"]
+    no_replicas = check_division(template, binding, policy({"idc1": 1}), clusters, "v1.18.2", *UD_API)
+    assert no_replicas["problems"] == ["spec.replicas is not set on the control plane: nothing to divide"]
+    assert no_replicas["scheduled"] == {"idc1": 2, "test-ucs": 4} and no_replicas["uid"] == EVEN_UID
+
+
+def test_division_follows_karmada_inside_a_random_tie():
+    # Before v1.16 Karmada breaks weight ties at random: 5 replicas on 1:1 may go 3/2 or 2/3.
+    template, binding, _pp, clusters, _members = world()
+    template["spec"]["replicas"] = 5
+    binding["spec"]["clusters"] = [{"name": "idc1", "replicas": 2}, {"name": "test-ucs", "replicas": 3}]
+    division = check_division(template, binding, policy({"idc1": 1, "test-ucs": 1}), clusters, "v1.15.0", *UD_API)
+    assert division["problems"] == [] and division["expected"] == {"idc1": 2, "test-ucs": 3}
+    assert "at random" in division["notes"][0]
+
+
+def test_division_takes_the_binding_for_estimator_strategies():
+    template, binding, _pp, clusters, _members = world()
+    dynamic = policy()
+    dynamic["spec"]["placement"]["replicaScheduling"]["weightPreference"] = {"dynamicWeight": "AvailableReplicas"}
+    division = check_division(template, binding, dynamic, clusters, "v1.18.2", *UD_API)
+    assert division["expected"] == {"idc1": 2, "test-ucs": 4} and division["problems"] == []
+
+
+def test_member_united_deployment_share_and_generation():
+    ud = member(3, 1, 2)["ud"]
+    ud["status"]["observedGeneration"] = 0
+    assert check_member_united_deployment("idc1", 2, ud) == [
+        "cluster idc1: its UnitedDeployment has spec.replicas 3, expected 2",
+        "cluster idc1: Kruise has not observed generation 1 yet"]
+
+
+def test_subset_allocation_and_partitions():
+    spec = world()[0]["spec"]
+    spec["updateStrategy"]["manualUpdate"]["partitions"] = {"regular": 1}
+    allocation, partitions, problems = check_subset_allocation("idc1", 4, spec, {})
+    assert allocation == {"regular": 2, "virtual-kubelet": 2} and partitions["regular"] == 1 and problems == []
+    spec["topology"]["subsets"][1]["replicas"] = "90%"
+    _allocation, _partitions, problems = check_subset_allocation("idc1", 4, spec, {})
+    assert problems and problems[0].startswith("cluster idc1: Kruise cannot allocate 4 replicas to the subsets:")
+
+
+def test_pods_must_run_on_matching_existing_nodes():
+    regular, vk = world()[0]["spec"]["topology"]["subsets"]
+    nodes = {"regular-0": {"type": "kwok"}, "vk-0": {"type": "virtual-kubelet"}}
+    ready, problems = check_pods_on_nodes("idc1", regular, [
+        pod("ok", "regular", "regular-0"), pod("gone", "regular", "node-9"), pod("wrong", "regular", "vk-0"),
+        pod("pending", "regular", None, ready=False), pod("starting", "regular", "regular-0", ready=False)], nodes, VK_LABEL)
+    assert ready == 1
+    assert problems == ["cluster idc1: pod gone runs on node node-9, which does not exist",
+                        "cluster idc1: pod wrong of subset regular runs on node vk-0, which does not match the "
+                        "subset's nodeSelectorTerm"]
+    ready, problems = check_pods_on_nodes("idc1", vk, [pod("v", "virtual-kubelet", "vk-0")], nodes, VK_LABEL)
+    assert (ready, problems) == (1, [])
+
+
+def test_expected_updated_ignores_a_partition_without_an_older_revision():
+    old = {"status": {"currentRevision": "a", "updateRevision": "b"}}
+    new = {"status": {"currentRevision": "b", "updateRevision": "b"}}
+    assert subset_expected_updated("cloneSetTemplate", 4, 1, old) == 3
+    assert subset_expected_updated("cloneSetTemplate", 4, 1, new) == 4
+    assert subset_expected_updated("cloneSetTemplate", 4, 9, None) == 0
+    assert subset_expected_updated("deploymentTemplate", 4, 1, old) == 4
+
+
+def test_member_rows_end_with_the_total():
+    template = world()[0]
+    checked = check_member("idc1", 2, member(2, 1, 1), template, VK_LABEL)
+    assert [r["subset"] for r in checked["rows"]] == ["regular", "virtual-kubelet", "(total)"]
+    assert checked["rows"][-1]["ready"] == 2 and checked["replicas"] == 2 and checked["problems"] == []
+    assert checked["status"] == {"replicas": 2, "readyReplicas": 2, "updatedReplicas": 2}
+    unread = check_member("idc1", 2, {"error": "HTTP 403 Forbidden"}, template, VK_LABEL)
+    assert unread["problems"] == ["cluster idc1 could not be read: HTTP 403 Forbidden"] and unread["rows"] == []
+    absent = check_member("idc1", 2, {"ud": None}, template, VK_LABEL)
+    assert absent["problems"] == ["cluster idc1: the UnitedDeployment does not exist there"]
+    assert check_member("idc9", 0, {"ud": None}, template, VK_LABEL)["problems"] == []
+
+
+def test_aggregated_status_equals_the_members_sum_and_the_template():
+    template = world()[0]
+    sums = {"replicas": 6, "readyReplicas": 6, "updatedReplicas": 6}
+    aggregated, problems = check_aggregated_status(template, sums, 6)
+    assert problems == [] and aggregated["readyReplicas"] == {"expected": 6, "actual": 6, "sum": 6}
+    template["status"]["observedGeneration"] = 0
+    _aggregated, problems = check_aggregated_status(template, dict(sums, readyReplicas=5), 6)
+    assert problems == ["control plane status.readyReplicas is 6, the members sum to 5",
+                        "the members' status.readyReplicas sums to 5, expected 6",
+                        "the control plane's aggregated status has not observed generation 1 yet (observedGeneration 0)"]

@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright (c) multicloud.federation contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Helm's kubeVersion check (Masterminds/semver v3 rules) and the Chart.yaml kubeVersion edit."""
+"""When kubeVersion is removed (only where Helm cannot read the server's version) and the Chart.yaml edit."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -14,148 +14,54 @@ import pytest
 
 from ansible_collections.multicloud.federation.plugins.module_utils.helm_chart import (
     ChartSourceError,
-    SemverError,
     chart_kube_version,
     chart_metadata,
-    kube_version_verdict,
-    parse_constraints,
-    parse_version,
+    helm_can_parse_version,
+    kube_version_removal,
     prepared_files,
     read_chart_archive,
     remove_kube_version,
-    satisfies,
 )
 
-# (constraint, version, Check result), each produced by github.com/Masterminds/semver/v3@v3.3.0
-# NewConstraint(c).Check(NewVersion(v)) - the library behind helm's IsCompatibleRange - over a
-# grid of 45 constraints x 32 versions; this is one true and one false row per constraint. The
-# whole grid (1440 rows) matched when this module was written.
-MASTERMINDS_VECTORS = [
-    ('!= 1.2.3', '1.2.3', False),
-    ('!= 1.2.3', '1.0.0-beta.11', True),
-    ('!=1.2.3-0', '1.2.3-0', False),
-    ('!=1.2.3-0', '0.0.3', True),
-    ('!=1.2.x', '1.2.3-0', False),
-    ('!=1.2.x', '1.5.9', True),
-    ('!=1.x', '1.5.0', False),
-    ('!=1.x', '0.0.4', True),
-    ('*', 'v1.25.3-gke.100', False),
-    ('*', '1.5.0', True),
-    ('1.2 - 1.4.5', 'v1.32.9', False),
-    ('1.2 - 1.4.5', '1.2.3+meta', True),
-    ('1.2.3', 'v1.18.0-rc.1', False),
-    ('1.2.3', '01.2.3', True),
-    ('1.2.3 - 2', 'v1.26.0-alpha.0', False),
-    ('1.2.3 - 2', '1.4.5', True),
-    ('1.2.3 1.2.4', '1.4.5', False),
-    ('1.2.x', '1.5.9', False),
-    ('1.2.x', '01.2.3', True),
-    ('1.x', '1.0.0-alpha', False),
-    ('1.x', '1.6.0', True),
-    ('< 1.0.0-rc.1', 'v1.18.0-rc.1', False),
-    ('< 1.0.0-rc.1', '1.0.0-beta.11', True),
-    ('< 1.25', 'v1.25.3-gke.100', False),
-    ('< 1.25', '0.0.3', True),
-    ('<= 1.2', '1.4.6', False),
-    ('<= 1.2', '0.0.0', True),
-    ('<=1.2.3', '1.0.0-beta.11', False),
-    ('<=1.2.3', '1.2.3', True),
-    ('=1.2.3', '1.2.3-0', False),
-    ('=1.2.3', '1.2.3', True),
-    ('=< 1.5', 'v1.25.3-gke.100', False),
-    ('=< 1.5', '1.2.0', True),
-    ('=> 1.5', '0.0.4', False),
-    ('=> 1.5', 'v1.32.9', True),
-    ('> 1.0.0-alpha', '0.0.3', False),
-    ('> 1.0.0-alpha', '1.0.0-rc.1', True),
-    ('> 1.2', '1.0.0-rc.1', False),
-    ('> 1.2', '1.17.9', True),
-    ('> 1.2.x', '1.0.0-rc.1', False),
-    ('> 1.2.x', '1.5.9', True),
-    ('>1.x', '1.18.0', False),
-    ('>1.x', '2.0.0', True),
-    ('>= 1.0.0-beta.2', '0.0.3', False),
-    ('>= 1.0.0-beta.2', '1.2.3', True),
-    ('>= 1.13.0 < 1.20.0', '1.32.9', False),
-    ('>= 1.13.0 < 1.20.0', '1.17.9', True),
-    ('>= 1.16.0-0', '0.0.0', False),
-    ('>= 1.16.0-0', '2.0.0', True),
-    ('>= 1.18.0', '0.0.3', False),
-    ('>= 1.18.0', '1.18.0', True),
-    ('>= 1.18.0-0', '1.5.9', False),
-    ('>= 1.18.0-0', 'v1.26.0-alpha.0', True),
-    ('>= 1.20.0-0 < 1.30.0-0', '0.2.9', False),
-    ('>= 1.20.0-0 < 1.30.0-0', 'v1.26.0-alpha.0', True),
-    ('>=1.18', '1.0.0-rc.1', False),
-    ('>=1.18', '1.18.0', True),
-    ('>=1.2, <1.4 || >= 2.0', '0.0.0', False),
-    ('>=1.2, <1.4 || >= 2.0', '1.2', True),
-    ('^0.0.3', '1.0.0-alpha', False),
-    ('^0.0.3', '0.0.3', True),
-    ('^0.2.3', '1.0.0-rc.1', False),
-    ('^0.2.3', '0.2.3', True),
-    ('^0.x', '1.17.9', False),
-    ('^0.x', '0.2.3', True),
-    ('^1.2', '0.0.0', False),
-    ('^1.2', '1.2', True),
-    ('^1.x', '1.0.0-beta.11', False),
-    ('^1.x', '1.4.5', True),
-    ('x', '1.0.0-rc.1', False),
-    ('x', '0.0.3', True),
-    ('~0', '1.0.0', False),
-    ('~0', '0.0.0', True),
-    ('~0.0.0', '1.0.0-beta.11', False),
-    ('~0.0.0', '1.2.0', True),
-    ('~1', '1.2.3-0', False),
-    ('~1', '1.4.6', True),
-    ('~1.2.3', '1.0.0', False),
-    ('~1.2.3', '1.2.3+meta', True),
-    ('~1.2.x', '0.0.3', False),
-    ('~1.2.x', '1.2', True),
-    ('~> 1.2', '1.4.5', False),
-    ('~> 1.2', '1.2.3', True),
-]
+
+# Each accepted or refused by github.com/Masterminds/semver/v3@v3.3.0 NewVersion, the parser
+# helm's IsCompatibleRange calls on the server's gitVersion.
+@pytest.mark.parametrize("version", ["v1.32.9", "1.2.3", "v1.25.3-gke.100", "v1.28.3-r0-28.0.8", "1.2", "v1",
+                                     "1.2.3+meta", "v0.0.0-master", "01.2.3"])
+def test_versions_helm_parses(version):
+    assert helm_can_parse_version(version) is True
 
 
-@pytest.mark.parametrize("constraint,version,expected", MASTERMINDS_VECTORS)
-def test_satisfies_matches_masterminds_semver(constraint, version, expected):
-    assert satisfies(constraint, version) is expected
-
-
-@pytest.mark.parametrize("version", ["", "v1.25+", "1.2.3-01", "1.2.3.4", "latest", "v"])
+@pytest.mark.parametrize("version", ["", "v1.25+", "1.2.3-01", "1.2.3.4", "latest", "v", "18446744073709551616.0.0"])
 def test_versions_helm_cannot_parse(version):
-    with pytest.raises(SemverError):
-        parse_version(version)
+    assert helm_can_parse_version(version) is False
 
 
-@pytest.mark.parametrize("constraint", ["junk", ">= 1.18.0-0 || junk", ">>1.2", "1.2.3 !"])
-def test_constraints_helm_cannot_parse(constraint):
-    with pytest.raises(SemverError):
-        parse_constraints(constraint)
+def test_empty_git_version_like_ucs_removes_kube_version():
+    remove, reason = kube_version_removal("auto", ">= 1.18.0-0", "")
+    assert remove is True
+    assert reason == "the server reports an empty gitVersion, which Helm cannot parse"
 
 
-def test_kruise_charts_on_a_regular_server_are_accepted():
-    assert kube_version_verdict(">= 1.18.0-0", "v1.32.9") == (
-        True, "server version v1.32.9 satisfies kubeVersion '>= 1.18.0-0'")
-    # The -0 suffix admits prerelease and vendor builds such as GKE's.
-    assert kube_version_verdict(">= 1.16.0-0", "v1.25.3-gke.100")[0] is True
+def test_a_version_helm_cannot_parse_removes_kube_version():
+    assert kube_version_removal("auto", ">= 1.18.0-0", "v1.25+") == (
+        True, "Helm cannot parse the server's gitVersion 'v1.25+'")
 
 
-def test_empty_git_version_like_ucs_is_refused_with_the_reason():
-    accepted, reason = kube_version_verdict(">= 1.18.0-0", "")
-    assert accepted is False
-    assert "empty gitVersion" in reason
+@pytest.mark.parametrize("server_version", ["v1.32.9", "v1.15.3", "v1.25.3-gke.100"])
+def test_a_readable_version_keeps_kube_version_for_helm_to_check(server_version):
+    # Too old or not: Helm's own check decides, so a cluster that is too old stays refused.
+    remove, reason = kube_version_removal("auto", ">= 1.16.0-0", server_version)
+    assert remove is False
+    assert reason == ("Helm checks kubeVersion '>= 1.16.0-0' against the server's %s itself and refuses the "
+                      "chart when the server is too old" % server_version)
 
 
-def test_older_server_and_unparsable_values_are_refused():
-    assert kube_version_verdict(">= 1.18.0-0", "v1.17.9")[0] is False
-    accepted, reason = kube_version_verdict(">= 1.18.0-0", "v1.25+")
-    assert accepted is False and "cannot evaluate" in reason
-    assert kube_version_verdict("junk", "v1.32.9")[0] is False
-
-
-def test_chart_without_kube_version_is_always_accepted():
-    assert kube_version_verdict("", "")[0] is True
+def test_always_never_and_a_chart_without_kube_version():
+    assert kube_version_removal("always", ">= 1.16.0-0", "v1.32.9")[0] is True
+    assert kube_version_removal("never", ">= 1.16.0-0", "")[0] is False
+    for mode in ("auto", "always", "never"):
+        assert kube_version_removal(mode, "", "") == (False, "the chart declares no kubeVersion")
 
 
 CHART_YAML = """apiVersion: v1

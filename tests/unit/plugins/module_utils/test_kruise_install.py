@@ -1,41 +1,44 @@
 # -*- coding: utf-8 -*-
 # Copyright (c) multicloud.federation contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Kruise readiness rules and kruise-daemon placement helpers."""
+"""Kruise readiness rules, reading them from a cluster (FakeCluster) and waiting, and kruise-daemon
+placement helpers."""
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import functools
+
+import pytest
+
+from ansible_collections.multicloud.federation.plugins.module_utils import kruise_install
+from ansible_collections.multicloud.federation.plugins.module_utils.cluster_access import ApiError, poll
 from ansible_collections.multicloud.federation.plugins.module_utils.kruise_install import (
     crd_summary,
     cri_dockerd_nodes,
     custom_resource_summary,
     is_kruise_crd,
     is_per_node_state,
+    list_custom_resources,
+    read_state,
     readiness_problems,
     toleration_removal_patch,
     united_deployment_probe,
+    wait_until_ready,
     webhook_summary,
 )
+from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.fake_cluster import FakeCluster
+from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.kruise_samples import (
+    MUTATING,
+    UD_API,
+    configuration,
+    crd,
+    kruise_member,
+)
+from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.test_cluster_access import FakeTime
 
 ALL = ["crds", "webhooks", "dry_run"]
-
-
-def crd(group, kind, plural, established=True, scope="Namespaced"):
-    return {
-        "metadata": {"name": "%s.%s" % (plural, group)},
-        "spec": {"group": group, "names": {"kind": kind, "plural": plural}, "scope": scope,
-                 "versions": [{"name": "v1beta1", "served": True, "storage": False},
-                              {"name": "v1alpha1", "served": True, "storage": True}]},
-        "status": {"conditions": [{"type": "NamesAccepted", "status": "True"},
-                                  {"type": "Established", "status": "True" if established else "False"}]},
-    }
-
-
-def configuration(*bundles):
-    return {"webhooks": [{"name": "w%d.kb.io" % i, "clientConfig": {"caBundle": b} if b else {"url": "https://x"}}
-                         for i, b in enumerate(bundles)]}
 
 
 def ready_state():
@@ -153,3 +156,77 @@ def test_cri_dockerd_nodes():
         node("kwok", "", "fake"),
     ]
     assert cri_dockerd_nodes(nodes) == ["docker-125"]
+
+
+# --- one cluster's state, through the access layer --------------------------------------------
+
+class RefusingWebhooks(FakeCluster):
+    """A cluster whose admission webhooks cannot be called yet."""
+
+    def create(self, body, dry_run=False):
+        raise ApiError("%s: HTTP 500 InternalError: failed calling webhook \"vuniteddeployment.kb.io\"" % self.name, 500)
+
+
+def test_read_state_of_a_ready_member_dry_runs_a_united_deployment():
+    cluster = kruise_member()
+    state = read_state(cluster, ALL, "default")
+    assert state["problems"] == [] and state["dry_run"] == {"ok": True, "message": ""}
+    assert [c["name"] for c in state["crds"]] == ["clonesets.apps.kruise.io", "nodeimages.apps.kruise.io",
+                                                  "uniteddeployments.apps.kruise.io"]
+    assert [(w["kind"], w["exists"], w["webhooks"]) for w in state["webhooks"]] == [
+        ("MutatingWebhookConfiguration", True, 1), ("ValidatingWebhookConfiguration", True, 2)]
+    # Sent with dryRun=All, so nothing is stored.
+    assert cluster.writes == [("create", "UnitedDeployment", "default", "multicloud-federation-readiness-probe", True)]
+    assert cluster.get(UD_API[0], UD_API[1], "multicloud-federation-readiness-probe", "default") is None
+
+
+def test_a_refused_dry_run_is_a_problem_with_the_api_message():
+    cluster = RefusingWebhooks("context idc1", objects=[crd("apps.kruise.io", "UnitedDeployment", "uniteddeployments")])
+    state = read_state(cluster, ["crds", "dry_run"], "default")
+    assert state["dry_run"]["ok"] is False
+    assert state["problems"] == ["server-side dry-run create of a UnitedDeployment failed: context idc1: HTTP 500 "
+                                 "InternalError: failed calling webhook \"vuniteddeployment.kb.io\""]
+
+
+def test_no_dry_run_before_the_united_deployment_crd_is_established():
+    cluster = FakeCluster(objects=[crd("apps.kruise.io", "UnitedDeployment", "uniteddeployments", established=False)])
+    state = read_state(cluster, ALL, "default")
+    assert state["dry_run"] is None and cluster.writes == []
+    assert "CRD uniteddeployments.apps.kruise.io is not Established" in state["problems"]
+
+
+def test_wait_until_ready_looks_again_until_the_ca_bundles_are_there(monkeypatch):
+    cluster = kruise_member()
+    cluster.store[("admissionregistration.k8s.io/v1", MUTATING[0], None, MUTATING[1])]["webhooks"][0]["clientConfig"] = {}
+    fake = FakeTime()
+
+    def sleep(seconds):
+        fake.sleep(seconds)
+        if len(fake.pauses) == 2:  # kruise-manager writes its caBundle
+            cluster.patch("admissionregistration.k8s.io/v1", MUTATING[0], MUTATING[1],
+                          {"webhooks": [{"name": "w0.kb.io", "clientConfig": {"caBundle": "Y2E="}}]})
+    monkeypatch.setattr(kruise_install, "poll", functools.partial(poll, clock=fake.clock, sleep=sleep))
+    state, _waited = wait_until_ready(cluster, ALL, "default", 300, 3)
+    assert state["problems"] == [] and fake.pauses == [3, 4.5]
+
+
+def test_without_wait_one_look_reports_the_problems():
+    cluster = FakeCluster()
+    state, waited = wait_until_ready(cluster, ALL, "default", 0, 3)
+    assert waited == 0.0 and "no CustomResourceDefinition of a *.kruise.io group exists" in state["problems"]
+
+
+def test_custom_resources_of_every_kruise_crd_but_per_node_state():
+    ud = {"apiVersion": UD_API[0], "kind": UD_API[1], "metadata": {"name": "demo", "namespace": "shop"}}
+    image = {"apiVersion": "apps.kruise.io/v1alpha1", "kind": "NodeImage", "metadata": {"name": "node-1"}}
+    cluster = kruise_member(ud, image)
+    crds = read_state(cluster, ["crds"], "default")["crds"]
+    assert list_custom_resources(cluster, crds) == [{"apiVersion": UD_API[0], "kind": UD_API[1], "name": "demo",
+                                                     "namespace": "shop", "ref": "UnitedDeployment shop/demo"}]
+
+
+def test_an_established_crd_the_server_does_not_serve_is_an_error_not_an_empty_list():
+    cluster = kruise_member(served=[UD_API])
+    crds = read_state(cluster, ["crds"], "default")["crds"]
+    with pytest.raises(ApiError, match="CRD clonesets.apps.kruise.io is Established, but the API server does not serve"):
+        list_custom_resources(cluster, crds)

@@ -1,13 +1,15 @@
 # -*- coding: utf-8 -*-
 # Copyright (c) multicloud.federation contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""kubeconfig parsing, context selection, path resolution, merging and redaction."""
+"""kubeconfig parsing, context selection, path resolution, merging, redaction and private writes."""
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
 import json
+import os
+import stat
 
 import pytest
 import yaml
@@ -180,3 +182,103 @@ def test_render_is_block_yaml_in_the_given_order():
 
 def test_insecure_clusters():
     assert kc.insecure_clusters(member_config()) == ["externalCluster"]
+
+
+def test_redact_hides_exec_arguments_and_environment_values():
+    data = member_config()
+    data["users"][0]["user"] = {"exec": {
+        "apiVersion": "client.authentication.k8s.io/v1beta1",
+        "command": "kubectl-oidc",
+        "args": ["get-token", "--client-secret=cs-2", "--password", "pw-456"],
+        "env": [{"name": "HW_SK", "value": "sk-2"}],
+    }}
+    redacted = kc.redact(data)
+    text = kc.render(redacted)
+    for secret in ("cs-2", "pw-456", "sk-2"):
+        assert secret not in text
+    exec_config = redacted["users"][0]["user"]["exec"]
+    assert exec_config["command"] == "kubectl-oidc" and exec_config["env"][0]["name"] == "HW_SK"
+    assert len(exec_config["args"]) == 4 and all(arg.startswith("<redacted sha256:") for arg in exec_config["args"])
+    changed = member_config()
+    changed["users"][0]["user"] = copy_of_exec(data, args=["get-token", "--client-secret=other", "--password", "pw-456"])
+    assert kc.redact(changed)["users"][0]["user"]["exec"]["args"][1] != exec_config["args"][1], "a diff shows which changed"
+    assert kc.redact(changed)["users"][0]["user"]["exec"]["args"][3] == exec_config["args"][3]
+
+
+def copy_of_exec(data, **changes):
+    user = json.loads(json.dumps(data["users"][0]["user"]))
+    user["exec"].update(changes)
+    return user
+
+
+def mode(path):
+    return stat.S_IMODE(os.stat(str(path)).st_mode)
+
+
+def old_file(path, text, file_mode):
+    """A file created with ``file_mode`` (under the open umask), as a kubeconfig left readable would be."""
+    with os.fdopen(os.open(str(path), os.O_WRONLY | os.O_CREAT, file_mode), "w") as out:
+        out.write(text)
+    assert mode(path) == file_mode
+    return path
+
+
+@pytest.fixture
+def open_umask():
+    """A umask that narrows nothing, so only the mode the code asks for counts."""
+    previous = os.umask(0)
+    yield
+    os.umask(previous)
+
+
+@pytest.fixture
+def no_chmod(monkeypatch):
+    """A mode fixed up after the file exists would leave a moment with the wrong one: forbid it."""
+    def refuse(*args, **kwargs):
+        raise AssertionError("chmod after the file exists")
+    monkeypatch.setattr(os, "chmod", refuse)
+    monkeypatch.setattr(os, "fchmod", refuse)
+
+
+def test_a_backup_is_private_from_its_first_byte(tmp_path, monkeypatch, open_umask, no_chmod):
+    dest = old_file(tmp_path / "idc1.kubeconfig", "token: old\n", 0o644)
+    modes_while_writing = []
+    copy = kc.shutil.copyfileobj
+
+    def watched_copy(source, out, *args):
+        modes_while_writing.append(stat.S_IMODE(os.fstat(out.fileno()).st_mode))
+        return copy(source, out, *args)
+
+    monkeypatch.setattr(kc.shutil, "copyfileobj", watched_copy)
+    backup = kc.private_backup(str(dest))
+    assert modes_while_writing == [0o600]
+    assert mode(backup) == 0o600 and mode(dest) == 0o644
+    assert open(backup).read() == "token: old\n"
+    assert os.path.basename(backup).startswith("idc1.kubeconfig.%d." % os.getpid()) and backup.endswith("~")
+
+
+def test_a_backup_never_writes_through_an_existing_file_or_link(tmp_path, monkeypatch):
+    dest = tmp_path / "idc1.kubeconfig"
+    dest.write_text("token: old\n")
+    monkeypatch.setattr(kc.time, "strftime", lambda *args: "2026-01-01@00:00:00~")
+    planted = tmp_path / "elsewhere"
+    os.symlink(str(planted), "%s.%d.2026-01-01@00:00:00~" % (dest, os.getpid()))
+    with pytest.raises(OSError):
+        kc.private_backup(str(dest))
+    assert not planted.exists()
+
+
+def test_a_written_kubeconfig_is_private_whatever_the_old_mode(tmp_path, monkeypatch, open_umask, no_chmod):
+    dest = old_file(tmp_path / "idc1.kubeconfig", "old\n", 0o666)
+    modes_at_rename = []
+    replace = os.replace
+
+    def watched_replace(tmp, target):
+        modes_at_rename.append(mode(tmp))
+        return replace(tmp, target)
+
+    monkeypatch.setattr(kc.os, "replace", watched_replace)
+    kc.write_private_file(str(dest), "new\n")
+    assert modes_at_rename == [0o600]
+    assert mode(dest) == 0o600 and dest.read_text() == "new\n"
+    assert sorted(os.listdir(str(tmp_path))) == ["idc1.kubeconfig"], "no temporary file is left"

@@ -36,9 +36,11 @@ except ImportError:  # pragma: no cover
 from ansible.module_utils.testing import patch_module_args
 from ansible_collections.multicloud.federation.plugins.modules import cce_addon
 
-sdk_signer = pytest.importorskip("huaweicloudsdkcore.signer.signer")
-sdk_request = pytest.importorskip("huaweicloudsdkcore.sdk_request")
-sdk_credentials = pytest.importorskip("huaweicloudsdkcore.auth.credentials")
+# Required, not skipped when missing: without Huawei's signer the signature checks would not run
+# (tests/unit/requirements.txt installs it).
+from huaweicloudsdkcore.auth import credentials as sdk_credentials
+from huaweicloudsdkcore import sdk_request
+from huaweicloudsdkcore.signer import signer as sdk_signer
 
 CLUSTER = "4a2b1d8e-7c41-11ee-a6b4-0255ac100b05"
 # One name per assignment: ansible-lint reads files under plugins/modules/ as modules, and
@@ -132,8 +134,9 @@ def run_module(capsys, args, check_mode=False):
 
 
 def aksk_args(fake, **extra):
-    args = {"endpoint": fake.endpoint, "cluster_id": CLUSTER, "access_key": AK, "secret_key": SK,
-            "project_id": PROJECT, "version": "1.5.28", "values": VALUES}
+    # The fake CCE speaks plain http, which the module refuses unless told it is a test server.
+    args = {"endpoint": fake.endpoint, "allow_insecure_http": True, "cluster_id": CLUSTER, "access_key": AK,
+            "secret_key": SK, "project_id": PROJECT, "version": "1.5.28", "values": VALUES}
     args.update(extra)
     return args
 
@@ -224,7 +227,8 @@ def test_list_error_stops_before_any_install(cce, capsys):
 
 def test_token_auth(cce, capsys):
     fake = cce((200, {"kind": "Addon", "apiVersion": "v3", "items": [INSTANCE]}))
-    result = run_module(capsys, {"endpoint": fake.endpoint, "cluster_id": CLUSTER, "auth_token": "MIIToken"})
+    result = run_module(capsys, {"endpoint": fake.endpoint, "allow_insecure_http": True, "cluster_id": CLUSTER,
+                                 "auth_token": "MIIToken"})
     assert result["rc"] == 0 and result["changed"] is False
     headers = dict((k.lower(), v) for k, v in fake.requests[0]["headers"].items())
     assert headers["x-auth-token"] == "MIIToken" and headers["content-type"] == "application/json"
@@ -233,7 +237,31 @@ def test_token_auth(cce, capsys):
 
 def test_install_needs_version_and_values(cce, capsys):
     fake = cce((200, {"kind": "Addon", "apiVersion": "v3", "items": []}))
-    result = run_module(capsys, {"endpoint": fake.endpoint, "cluster_id": CLUSTER, "auth_token": "MIITokenValue"})
+    result = run_module(capsys, {"endpoint": fake.endpoint, "allow_insecure_http": True, "cluster_id": CLUSTER,
+                                 "auth_token": "MIITokenValue"})
     assert result["rc"] == 1
     assert result["msg"] == "add-on virtual-kubelet is not installed in cluster %s and installing it needs version and values" % CLUSTER
     assert [r["method"] for r in fake.requests] == ["GET"]
+
+
+@pytest.mark.parametrize("auth", [{"auth_token": "MIITokenValue"}, {"access_key": AK, "secret_key": SK, "project_id": PROJECT}])
+def test_plain_http_is_refused_before_any_request(cce, capsys, auth):
+    fake = cce((200, {"kind": "Addon", "apiVersion": "v3", "items": []}))
+    args = {"endpoint": fake.endpoint, "cluster_id": CLUSTER}
+    args.update(auth)
+    result = run_module(capsys, args)
+    assert result["rc"] == 1
+    assert result["msg"].startswith("endpoint %s is plain http" % fake.endpoint)
+    assert "allow_insecure_http" in result["msg"]
+    assert fake.requests == [], "nothing, and no credential, was sent"
+
+
+def test_no_secret_in_the_result_or_the_invocation(cce, capsys):
+    fake = cce((200, {"kind": "Addon", "apiVersion": "v3", "items": [INSTANCE]}))
+    result = run_module(capsys, dict(aksk_args(fake), security_token="TemporarySecurityToken0000",
+                                     _ansible_inject_invocation=True))
+    assert result["rc"] == 0, result
+    text = json.dumps(result)
+    for secret in (SK, "TemporarySecurityToken0000"):
+        assert secret not in text
+    assert result["invocation"]["module_args"]["secret_key"] == "VALUE_SPECIFIED_IN_NO_LOG_PARAMETER"

@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright (c) multicloud.federation contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""helm_chart_prepare: kubeVersion removed exactly when Helm would refuse the chart; idempotent."""
+"""helm_chart_prepare: kubeVersion removed only where Helm cannot read the server's version; idempotent."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -63,6 +63,15 @@ def test_satisfied_version_keeps_the_chart_as_it_is(capsys, tmp_path, chart_dir)
     assert forced["changed"] is True and forced["files_written"] == ["Chart.yaml"]
 
 
+def test_a_cluster_too_old_for_the_chart_keeps_kube_version_so_helm_refuses_it(capsys, tmp_path, chart_dir):
+    dest = str(tmp_path / "prepared")
+    result = run(capsys, src=str(chart_dir), dest=dest, server_version="v1.15.3")
+    assert result["rc"] == 0 and result["kube_version_removed"] is False
+    assert "refuses the chart when the server is too old" in result["reason"]
+    with open(os.path.join(dest, "Chart.yaml"), "rb") as handle:
+        assert handle.read() == CHART_YAML
+
+
 def test_check_mode_writes_nothing(capsys, tmp_path, chart_dir):
     dest = tmp_path / "prepared"
     result = run(capsys, check_mode=True, src=str(chart_dir), dest=str(dest), server_version="")
@@ -81,7 +90,7 @@ def test_archive_source_and_stale_files_removed(capsys, tmp_path, chart_dir):
     dest = tmp_path / "prepared"
     (dest / "old").mkdir(parents=True)
     (dest / "old" / "stale.yaml").write_bytes(b"x")
-    result = run(capsys, src=str(archive), dest=str(dest), server_version="v1.15.3")
+    result = run(capsys, src=str(archive), dest=str(dest), server_version="")
     assert result["kube_version_removed"] is True
     assert sorted(result["files_written"]) == ["Chart.yaml", "old/stale.yaml", "templates/crd.yaml"]
     assert not (dest / "old").exists()

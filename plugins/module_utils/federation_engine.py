@@ -1,0 +1,217 @@
+# -*- coding: utf-8 -*-
+# Copyright: multicloud.federation contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The seam between the runbooks' steps and the federation engine that carries them out.
+
+The runbooks speak of members and whether they are ready, the policy that places a workload,
+where it was placed, per-cluster overrides and adopting what already runs in a member. Each engine
+(Karmada; KubeAdmiral, the engine of Volcengine DCP) implements ``FederationEngine`` with its own
+API; modules ask ``federation_engine(cluster, engine)`` for the one that the control plane runs.
+
+The engine is chosen per federation host: the ``engine`` option (inventory variable
+``federation_engine``) or, when it is ``auto``, API discovery.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+AUTO = "auto"
+KARMADA = "karmada"
+KUBEADMIRAL = "kubeadmiral"
+ENGINES = (KARMADA, KUBEADMIRAL)
+# The engines as messages name them.
+ENGINE_NAMES = {KARMADA: "Karmada", KUBEADMIRAL: "KubeAdmiral"}
+
+# The API each engine's control plane serves, the proof that it runs there: Karmada's member
+# clusters (karmada pkg/apis/cluster/v1alpha1, served by karmada-aggregated-apiserver) and
+# KubeAdmiral's (kubewharf/kubeadmiral pkg/apis/core/v1alpha1 types_federatedcluster.go).
+ENGINE_MEMBER_API = {
+    KARMADA: ("cluster.karmada.io/v1alpha1", "Cluster"),
+    KUBEADMIRAL: ("core.kubeadmiral.io/v1alpha1", "FederatedCluster"),
+}
+
+# The module option every engine-aware module takes (documented once in the doc fragment
+# multicloud.federation.federation_engine).
+ENGINE_ARG_SPEC = dict(engine=dict(type="str", choices=[AUTO] + list(ENGINES), default=AUTO))
+
+# The Kubernetes versions (major, minor), first and last, each engine documents for its member
+# clusters. KubeAdmiral v1.0.0: "KubeAdmiral supports Kubernetes versions from 1.16 up to 1.24"
+# (kubewharf/kubeadmiral README.md). Karmada documents no range this collection checks.
+SUPPORTED_MEMBER_VERSIONS = {
+    KUBEADMIRAL: ((1, 16), (1, 24)),
+}
+
+# Metadata the control plane's apiserver owns; a policy is reported without it.
+SERVER_OWNED_METADATA = ("uid", "resourceVersion", "generation", "creationTimestamp", "managedFields")
+
+
+def without_server_fields(policy):
+    """A copy of a policy as a user wrote it: no status, no apiserver-owned metadata."""
+    if not policy:
+        return policy
+    policy = dict(policy, metadata=dict(policy.get("metadata") or {}))
+    for key in SERVER_OWNED_METADATA:
+        policy["metadata"].pop(key, None)
+    policy.pop("status", None)
+    return policy
+
+
+def member_version_warning(engine, cluster, server_version):
+    """A warning when ``cluster``'s version (``kubeconfig_cluster.interpret_version``'s summary) is
+    outside the member versions ``engine`` documents, else None. An unusable version (a federation
+    endpoint's) is not judged."""
+    supported = SUPPORTED_MEMBER_VERSIONS.get(engine)
+    if not supported or not (server_version or {}).get("usable"):
+        return None
+    version = (server_version["major"], server_version["minor"])
+    (first, last) = supported
+    if first <= version <= last:
+        return None
+    return ("member cluster %s runs Kubernetes %s, outside the versions %s documents for its members "
+            "(%d.%d to %d.%d): it may work, but nothing outside them is supported upstream"
+            % (cluster, server_version.get("git_version"), ENGINE_NAMES[engine], first[0], first[1], last[0], last[1]))
+
+
+class EngineError(Exception):
+    """The control plane runs no engine this collection knows, or another than was asked for."""
+
+
+class FederationEngine(object):
+    """What a step needs from the federation, in the runbooks' words. Every method reads or writes
+    through the access layer's ``Cluster`` of the control plane (``self.control_plane``)."""
+
+    name = None
+    # The engine as messages name it ("Karmada").
+    display_name = None
+    # What to look at when adopted objects do not show the engine's adoption marker in time.
+    adoption_pending_hint = ""
+    # What to do about an inventory member the engine does not list, and about one that is not ready.
+    join_hint = ""
+    not_ready_hint = ""
+
+    def __init__(self, control_plane):
+        self.control_plane = control_plane
+
+    # Members: which clusters the federation has and whether each can take workloads.
+    def members(self):
+        """[{name, ready, reason, sync_mode}] sorted by name."""
+        raise NotImplementedError
+
+    def member_names(self):
+        return [member["name"] for member in self.members()]
+
+    # The policy that places a workload, and where it was placed.
+    def workload_policy(self, template):
+        """(policy dict, policy kind) of the policy that places ``template``, or (None, None)."""
+        raise NotImplementedError
+
+    def placement(self, template):
+        """The engine's record of where ``template`` was placed (or None before scheduling)."""
+        raise NotImplementedError
+
+    # Adoption markers.
+    def is_adopted(self, member_object):
+        """Whether the engine manages ``member_object`` (an object read from a member)."""
+        raise NotImplementedError
+
+    # Adoption (federalize): templates of what runs in one member, and a policy that pins them there.
+    def adoption_template(self, template, cluster, policy_name, leader, preserve_on_deletion):
+        """``template`` (a stripped copy of an object running in ``cluster``) marked so that the engine
+        adopts that object in place, and only there. ``leader``: the object was selected (the others
+        are dependencies of selected workloads); ``policy_name``: the policy that will place it.
+        Raises EngineError, before any change, when the engine cannot federate it."""
+        raise NotImplementedError
+
+    def namespace_propagation(self, namespace):
+        """What the engine does with ``namespace`` once it is created in the control plane, for the user."""
+        raise NotImplementedError
+
+    def policy_kind(self, namespace=None):
+        """The kind of the policy that places namespaced (or, without namespace, cluster-scoped) templates."""
+        raise NotImplementedError
+
+    def policy(self, name, namespace=None):
+        """The policy ``name``, or None."""
+        raise NotImplementedError
+
+    def adoption_policy(self, name, namespace, templates, cluster, follow_dependencies, preserve_on_deletion):
+        """A new policy that adopts ``templates`` in place in ``cluster`` (the objects keep running)."""
+        raise NotImplementedError
+
+    def policy_clusters(self, policy):
+        """The cluster names ``policy`` pins its templates to."""
+        raise NotImplementedError
+
+    def unselected(self, policy, templates):
+        """The ``templates`` that ``policy`` does not select yet."""
+        raise NotImplementedError
+
+    def policy_adding(self, policy, templates):
+        """(policy afterwards, patch for ``change_policy``) that makes ``policy`` select ``templates`` too."""
+        raise NotImplementedError
+
+    def create_policy(self, policy, dry_run=False):
+        raise NotImplementedError
+
+    def change_policy(self, name, namespace, patch, dry_run=False):
+        raise NotImplementedError
+
+    def policy_report(self, policy):
+        """``policy`` as a user would write it (for results and diffs)."""
+        raise NotImplementedError
+
+    # Changing placement (migrate, distribute): new clusters first, old ones after.
+    def placed_templates(self, policy):
+        """(templates, dependencies) that ``policy`` places."""
+        raise NotImplementedError
+
+    def placement_names(self, templates):
+        """Names of the engine's placement records of ``templates`` (what ``placement_pending`` watches)."""
+        raise NotImplementedError
+
+    def placement_plan(self, policy, clusters, distribution, weights=None, keep_removed=False):
+        """{added, removed, steps: [{name, patch, wait}], final}: policy changes in order, no gap."""
+        raise NotImplementedError
+
+    def placement_pending(self, wait, names, namespace=None):
+        """Why a step's ``wait`` is not done yet ([] when it is)."""
+        raise NotImplementedError
+
+    def delivered_objects(self, clusters, names, namespace=None):
+        """Per cluster, the objects the placement records ``names`` delivered there."""
+        raise NotImplementedError
+
+
+def detect_engine(control_plane):
+    """The engine whose member API the control plane serves; EngineError when neither or both."""
+    found = [engine for engine in ENGINES if control_plane.serves(*ENGINE_MEMBER_API[engine])]
+    if len(found) == 1:
+        return found[0]
+    if not found:
+        raise EngineError(
+            "%s serves neither Karmada's member API (%s %s) nor KubeAdmiral's (%s %s): the host in group "
+            "'federation' must point at the federation control plane (check cluster_kubeconfig and "
+            "cluster_context), or set federation_engine"
+            % ((control_plane.name,) + ENGINE_MEMBER_API[KARMADA] + ENGINE_MEMBER_API[KUBEADMIRAL]))
+    raise EngineError("%s serves both Karmada's and KubeAdmiral's member APIs: set federation_engine to the "
+                      "engine that federates the members" % control_plane.name)
+
+
+def federation_engine(control_plane, engine=AUTO, karmada_version=None):
+    """The ``FederationEngine`` for the control plane. ``engine`` as the module option says."""
+    # Imported here: each engine module imports this one for the base class.
+    from ansible_collections.multicloud.federation.plugins.module_utils import karmada_engine, kubeadmiral_engine
+
+    if engine in (None, AUTO):
+        engine = detect_engine(control_plane)
+    elif engine not in ENGINES:
+        raise EngineError("engine %r is not one of %s" % (engine, ", ".join((AUTO,) + ENGINES)))
+    elif not control_plane.serves(*ENGINE_MEMBER_API[engine]):
+        raise EngineError(
+            "federation_engine is %s, but %s does not serve %s's member API (%s %s): point the federation "
+            "host at a %s control plane, or set federation_engine to auto"
+            % ((engine, control_plane.name, engine) + ENGINE_MEMBER_API[engine] + (engine,)))
+    if engine == KARMADA:
+        return karmada_engine.KarmadaEngine(control_plane, karmada_version=karmada_version)
+    return kubeadmiral_engine.KubeAdmiralEngine(control_plane)

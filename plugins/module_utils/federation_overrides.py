@@ -1,0 +1,757 @@
+# -*- coding: utf-8 -*-
+# Copyright: multicloud.federation contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Per-cluster overrides of federated objects, the engine-neutral part of the override_policy module.
+
+One run handles one *rule set*: the rules the inventory calls ``override_policy_name``, for the
+control-plane objects its resource selectors select. A rule comes in one of two forms, and
+``normalize_rules`` turns both into one (``{clusters, annotations, remove_annotations, labels,
+remove_labels, image, json_patch}``):
+
+- the collection's own: ``target_clusters`` (inventory hosts of the ``members`` group) with
+  ``annotations``, ``remove_annotations``, ``labels``, ``remove_labels``, ``image`` (Karmada's
+  imageOverrider entries) and ``json_patch`` (``{op, path, value}``);
+- the runbook's, as written in a KubeAdmiral OverridePolicy's ``spec.overrideRules``:
+  ``targetClusters.clusters`` (the clusters' names in the federation) and ``overriders.jsonpatch``
+  (``{operator, path, value}``; KubeAdmiral's operator defaults to ``replace``).
+
+JSON patch operators are add, remove and replace: what both Karmada's ``plaintext`` overrider
+(karmada-io/karmada v1.18.2 ``pkg/apis/policy/v1alpha1/override_types.go``, PlaintextOverrider) and
+KubeAdmiral's ``jsonpatch`` (kubewharf/kubeadmiral v1.0.0 ``pkg/apis/core/v1alpha1/types_overridepolicy.go``)
+apply. Every check here is pure and runs before the engine changes anything.
+
+Each engine renders the normalized rules (``karmada_override_rules``, ``kubeadmiral_override_rules``)
+and writes them its own way (the ``overrides`` section of each engine). KubeAdmiral binds an object
+to at most one OverridePolicy, by a label on the object, so the rule sets that select one object
+share one policy; ``kubeadmiral_binding_plan`` works out which policy each object needs.
+``OverrideRun`` is one module run: the checks, then the engine's ``apply_overrides``.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import copy
+import hashlib
+import json
+import re
+
+from ansible_collections.multicloud.federation.plugins.module_utils.karmada_placement import (
+    PlacementError,
+    label_selector_matches,
+)
+
+JSONPATCH_OPERATORS = ("add", "remove", "replace")
+# KubeAdmiral's sync refuses to override these (pkg/controllers/sync/overrides.go invalidOverridePaths):
+# they tie a member object to its template. Refused on both engines, so a rule means the same on each.
+FORBIDDEN_PATHS = ("/metadata/name", "/metadata/namespace", "/metadata/generateName", "/kind")
+COLLECTION_RULE_KEYS = ("target_clusters", "annotations", "remove_annotations", "labels", "remove_labels", "image",
+                        "json_patch")
+RUNBOOK_RULE_KEYS = ("targetClusters", "overriders")
+# Karmada's imageOverrider (override_types.go ImageOverrider): components and operators.
+IMAGE_COMPONENTS = ("Registry", "Repository", "Tag")
+IMAGE_OPERATORS = ("add", "remove", "replace")
+SELECTOR_KEYS = ("api_version", "kind", "name", "label_selector")
+
+# A rule set's name names policies and, on KubeAdmiral, is a label value: a DNS-1123 label.
+NAME_PATTERN = re.compile(r"^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$")
+MAX_NAME_LENGTH = 63
+
+# How the collection marks the KubeAdmiral policies it manages, and what each holds: per rule set,
+# its rules, and the objects bound to the policy (so a later run for another rule set can merge).
+MANAGED_BY_LABEL = "app.kubernetes.io/managed-by"
+MANAGED_BY = "multicloud.federation"
+RULE_SETS_ANNOTATION = "multicloud.federation/override-rule-sets"
+
+# Metadata the apiserver owns; policies are compared and reported without it.
+SERVER_OWNED_METADATA = ("uid", "resourceVersion", "generation", "creationTimestamp", "managedFields", "selfLink")
+
+
+class OverrideError(Exception):
+    """The input or the control plane's state does not allow the change; the message says what to fix."""
+
+
+# --- validation and normalization (pure) ---------------------------------------------------------
+def check_name(name):
+    if not isinstance(name, str) or not NAME_PATTERN.match(name) or len(name) > MAX_NAME_LENGTH:
+        raise OverrideError("name %r is not a valid policy name: lower-case letters, digits, '-' and '.', starting "
+                            "and ending with a letter or digit, at most %d characters" % (name, MAX_NAME_LENGTH))
+
+
+def _string_map(value, where):
+    if not isinstance(value, dict) or not value:
+        raise OverrideError("%s must be a non-empty mapping of keys to strings" % where)
+    for key, item in value.items():
+        if not isinstance(key, str) or not isinstance(item, str):
+            raise OverrideError("%s: %r: %r must map a string to a string (quote numbers and booleans in YAML)"
+                                % (where, key, item))
+    return dict(value)
+
+
+def _string_list(value, where):
+    if not isinstance(value, list) or not value or not all(isinstance(v, str) and v for v in value):
+        raise OverrideError("%s must be a non-empty list of keys" % where)
+    return list(value)
+
+
+def _unique(items):
+    seen = []
+    for item in items:
+        if item not in seen:
+            seen.append(item)
+    return seen
+
+
+def check_json_pointer(path, where):
+    """An RFC 6901 pointer below the object's root, not one of FORBIDDEN_PATHS."""
+    if not isinstance(path, str) or not path.startswith("/"):
+        raise OverrideError("%s: path %r must be a JSON pointer starting with '/' (escape '/' in a key as '~1', "
+                            "'~' as '~0')" % (where, path))
+    if re.search(r"~(?![01])", path):
+        raise OverrideError("%s: path %r has a '~' that is not '~0' or '~1'" % (where, path))
+    if path in FORBIDDEN_PATHS:
+        raise OverrideError("%s: path %s cannot be overridden (it ties a member's object to its template; "
+                            "refused: %s)" % (where, path, ", ".join(FORBIDDEN_PATHS)))
+
+
+def _json_patch_entry(entry, where, operator_key):
+    """One JSON patch operation; ``operator_key`` is ``op`` (the collection's form) or ``operator``
+    (the runbook's, where KubeAdmiral defaults an omitted operator to replace)."""
+    if not isinstance(entry, dict):
+        raise OverrideError("%s must be a mapping with %s, path and value" % (where, operator_key))
+    unknown = sorted(set(entry) - set((operator_key, "path", "value")))
+    if unknown:
+        raise OverrideError("%s: unknown key(s) %s: an entry has %s, path and value"
+                            % (where, ", ".join(unknown), operator_key))
+    if operator_key == "operator":
+        operator = entry.get("operator") or "replace"
+    else:
+        operator = entry.get("op")
+    if operator not in JSONPATCH_OPERATORS:
+        raise OverrideError("%s: operator %r is not supported: use one of %s (what Karmada's plaintext overrider "
+                            "and KubeAdmiral's jsonpatch overrider both apply)"
+                            % (where, operator, ", ".join(JSONPATCH_OPERATORS)))
+    check_json_pointer(entry.get("path"), where)
+    patch = {"operator": operator, "path": entry["path"]}
+    if operator == "remove":
+        if entry.get("value") is not None:
+            raise OverrideError("%s: a remove operation takes no value" % where)
+        return patch
+    if "value" not in entry:
+        raise OverrideError("%s: %s %s needs a value" % (where, operator, entry["path"]))
+    if re.match(r"^/metadata/(annotations|labels)/[^/]+$", entry["path"]) and not isinstance(entry["value"], str):
+        raise OverrideError("%s: the value of %s must be a string (quote numbers and booleans in YAML)"
+                            % (where, entry["path"]))
+    patch["value"] = copy.deepcopy(entry["value"])
+    return patch
+
+
+def _image_entry(entry, where):
+    if not isinstance(entry, dict):
+        raise OverrideError("%s must be a mapping with component, operator and value" % where)
+    unknown = sorted(set(entry) - set(("component", "operator", "value", "predicate")))
+    if unknown:
+        raise OverrideError("%s: unknown key(s) %s: an image entry has component, operator, value, predicate"
+                            % (where, ", ".join(unknown)))
+    if entry.get("component") not in IMAGE_COMPONENTS:
+        raise OverrideError("%s: component %r is not one of %s" % (where, entry.get("component"),
+                                                                   ", ".join(IMAGE_COMPONENTS)))
+    if entry.get("operator") not in IMAGE_OPERATORS:
+        raise OverrideError("%s: operator %r is not one of %s" % (where, entry.get("operator"),
+                                                                  ", ".join(IMAGE_OPERATORS)))
+    if entry["operator"] != "remove" and not isinstance(entry.get("value"), str):
+        raise OverrideError("%s: %s of the %s needs a string value" % (where, entry["operator"], entry["component"]))
+    predicate = entry.get("predicate")
+    if predicate is not None:
+        if not isinstance(predicate, dict) or set(predicate) != set(("path",)):
+            raise OverrideError("%s: predicate must be {path: <JSON pointer to the image>}" % where)
+        check_json_pointer(predicate["path"], where + ".predicate")
+    result = {"component": entry["component"], "operator": entry["operator"]}
+    if entry.get("value") is not None:
+        result["value"] = entry["value"]
+    if predicate is not None:
+        result["predicate"] = {"path": predicate["path"]}
+    return result
+
+
+def _clusters_from_hosts(hosts, members, where):
+    if not isinstance(hosts, list) or not hosts:
+        raise OverrideError("%s.target_clusters must list at least one inventory host of the members group" % where)
+    by_host = dict((m["host"], m["name"]) for m in members)
+    unknown = [h for h in hosts if h not in by_host]
+    if unknown:
+        raise OverrideError("%s.target_clusters: %s %s not a host of the members group (%s)" % (
+            where, ", ".join(map(str, unknown)), "is" if len(unknown) == 1 else "are", ", ".join(sorted(by_host))))
+    return _unique(by_host[h] for h in hosts)
+
+
+def _clusters_as_written(target, members, where):
+    """``targetClusters.clusters``: the clusters' names in the federation, as the runbook writes them."""
+    if not isinstance(target, dict) or not isinstance(target.get("clusters"), list) or not target["clusters"]:
+        raise OverrideError("%s.targetClusters.clusters must list at least one member cluster by its name in the "
+                            "federation" % where)
+    other = sorted(set(target) - set(("clusters",)))
+    if other:
+        raise OverrideError("%s.targetClusters: %s not supported: name the clusters in targetClusters.clusters"
+                            % (where, ", ".join(other)))
+    names = [m["name"] for m in members]
+    by_host = dict((m["host"], m["name"]) for m in members)
+    for name in target["clusters"]:
+        if name in names:
+            continue
+        if name in by_host:
+            raise OverrideError("%s.targetClusters.clusters: %s is the inventory host of cluster %s; "
+                                "targetClusters.clusters takes the cluster's name in the federation"
+                                % (where, name, by_host[name]))
+        raise OverrideError("%s.targetClusters.clusters: %s is not a cluster of the members group (%s)"
+                            % (where, name, ", ".join(sorted(names))))
+    return _unique(target["clusters"])
+
+
+def _empty_rule(clusters):
+    return {"clusters": clusters, "annotations": {}, "remove_annotations": [], "labels": {}, "remove_labels": [],
+            "image": [], "json_patch": []}
+
+
+def _collection_rule(rule, members, where):
+    unknown = sorted(set(rule) - set(COLLECTION_RULE_KEYS))
+    if unknown:
+        raise OverrideError("%s: unknown key(s) %s (a rule has %s)" % (where, ", ".join(unknown),
+                                                                       ", ".join(COLLECTION_RULE_KEYS)))
+    result = _empty_rule(_clusters_from_hosts(rule.get("target_clusters"), members, where))
+    for key in ("annotations", "labels"):
+        if rule.get(key) is not None:
+            result[key] = _string_map(rule[key], "%s.%s" % (where, key))
+    for key in ("remove_annotations", "remove_labels"):
+        if rule.get(key) is not None:
+            result[key] = _string_list(rule[key], "%s.%s" % (where, key))
+    for key in ("image", "json_patch"):
+        if rule.get(key) is not None and not isinstance(rule[key], list):
+            raise OverrideError("%s.%s must be a list" % (where, key))
+    result["image"] = [_image_entry(e, "%s.image[%d]" % (where, i)) for i, e in enumerate(rule.get("image") or [])]
+    result["json_patch"] = [_json_patch_entry(e, "%s.json_patch[%d]" % (where, i), "op")
+                            for i, e in enumerate(rule.get("json_patch") or [])]
+    return result
+
+
+def _runbook_rule(rule, members, where):
+    unknown = sorted(set(rule) - set(RUNBOOK_RULE_KEYS))
+    if unknown:
+        raise OverrideError("%s: unknown key(s) %s (a rule written as in a KubeAdmiral OverridePolicy has %s)"
+                            % (where, ", ".join(unknown), ", ".join(RUNBOOK_RULE_KEYS)))
+    result = _empty_rule(_clusters_as_written(rule.get("targetClusters"), members, where))
+    overriders = rule.get("overriders")
+    if not isinstance(overriders, dict) or not isinstance(overriders.get("jsonpatch"), list):
+        raise OverrideError("%s.overriders.jsonpatch must be a list of {operator, path, value}" % where)
+    other = sorted(set(overriders) - set(("jsonpatch",)))
+    if other:
+        raise OverrideError("%s.overriders: %s not supported in this form, only jsonpatch (write annotations, labels "
+                            "and image in the collection's form: target_clusters, annotations, labels, image)"
+                            % (where, ", ".join(other)))
+    result["json_patch"] = [_json_patch_entry(e, "%s.overriders.jsonpatch[%d]" % (where, i), "operator")
+                            for i, e in enumerate(overriders["jsonpatch"])]
+    return result
+
+
+def normalize_rules(rules, members):
+    """The rules in one form. ``members``: ``[{host, name}]`` of the inventory's members group."""
+    if not isinstance(rules, list) or not rules:
+        raise OverrideError("rules must list at least one rule")
+    normalized = []
+    for index, rule in enumerate(rules):
+        where = "rules[%d]" % index
+        if not isinstance(rule, dict):
+            raise OverrideError("%s must be a mapping" % where)
+        runbook = set(rule) & set(RUNBOOK_RULE_KEYS)
+        collection = set(rule) & set(COLLECTION_RULE_KEYS)
+        if runbook and collection:
+            raise OverrideError("%s mixes the collection's keys (%s) with the runbook's (%s): write one rule in one "
+                                "form" % (where, ", ".join(sorted(collection)), ", ".join(sorted(runbook))))
+        result = _runbook_rule(rule, members, where) if runbook else _collection_rule(rule, members, where)
+        if not any(result[key] for key in result if key != "clusters"):
+            raise OverrideError("%s overrides nothing: give annotations, labels, image or JSON patch operations" % where)
+        normalized.append(result)
+    return normalized
+
+
+def normalize_selectors(selectors):
+    if not isinstance(selectors, list) or not selectors:
+        raise OverrideError("resource_selectors must list at least one selector")
+    normalized = []
+    for index, selector in enumerate(selectors):
+        where = "resource_selectors[%d]" % index
+        if not isinstance(selector, dict) or not selector.get("api_version") or not selector.get("kind"):
+            raise OverrideError("%s needs api_version and kind" % where)
+        unknown = sorted(set(selector) - set(SELECTOR_KEYS))
+        if unknown:
+            raise OverrideError("%s: unknown key(s) %s (a selector has %s)" % (where, ", ".join(unknown),
+                                                                               ", ".join(SELECTOR_KEYS)))
+        normalized.append(dict((k, selector[k]) for k in SELECTOR_KEYS if selector.get(k) is not None))
+    return normalized
+
+
+class RuleSet(object):
+    """One run's input, validated: ``state`` present or absent, ``name``, ``namespace`` (None for
+    cluster-scoped objects), ``selectors`` and normalized ``rules`` (both empty when absent)."""
+
+    def __init__(self, name, namespace, state, selectors, rules):
+        self.name = name
+        self.namespace = namespace or None
+        self.state = state
+        self.selectors = selectors
+        self.rules = rules
+
+    @classmethod
+    def from_params(cls, params, members):
+        check_name(params["name"])
+        if params["state"] == "absent":
+            return cls(params["name"], params.get("namespace"), "absent", [], [])
+        return cls(params["name"], params.get("namespace"), "present",
+                   normalize_selectors(params.get("resource_selectors")),
+                   normalize_rules(params.get("rules"), members))
+
+    def clusters(self):
+        return _unique(c for rule in self.rules for c in rule["clusters"])
+
+
+# --- rendering (pure) ----------------------------------------------------------------------------
+def escape_pointer(key):
+    """A map key as one JSON pointer token (RFC 6901)."""
+    return key.replace("~", "~0").replace("/", "~1")
+
+
+def _removal_value(keys):
+    return dict((key, "") for key in keys)
+
+
+def karmada_override_rules(rules):
+    """Karmada's ``overrideRules`` (override_types.go RuleWithCluster): per rule, ``targetCluster``
+    and the overriders, which Karmada applies as image, labels, annotations, then plaintext."""
+    rendered = []
+    for rule in rules:
+        overriders = {}
+        if rule["image"]:
+            overriders["imageOverrider"] = copy.deepcopy(rule["image"])
+        for key, name in (("labels", "labelsOverrider"), ("annotations", "annotationsOverrider")):
+            entries = []
+            if rule[key]:
+                # Karmada's add creates the map when missing and sets the key (labelannotationoverrider.go).
+                entries.append({"operator": "add", "value": dict(rule[key])})
+            if rule["remove_" + key]:
+                entries.append({"operator": "remove", "value": _removal_value(rule["remove_" + key])})
+            if entries:
+                overriders[name] = entries
+        if rule["json_patch"]:
+            overriders["plaintext"] = [dict(copy.deepcopy(p)) for p in rule["json_patch"]]
+        rendered.append({"targetCluster": {"clusterNames": list(rule["clusters"])}, "overriders": overriders})
+    return rendered
+
+
+def karmada_resource_selectors(selectors):
+    rendered = []
+    for selector in selectors:
+        entry = {"apiVersion": selector["api_version"], "kind": selector["kind"]}
+        if selector.get("name"):
+            entry["name"] = selector["name"]
+        if selector.get("label_selector"):
+            entry["labelSelector"] = copy.deepcopy(selector["label_selector"])
+        rendered.append(entry)
+    return rendered
+
+
+# Karmada's image operators as KubeAdmiral's (override/imagepatch.go): replace sets the component,
+# remove clears it. Karmada's add appends to the component (imageoverride.go overrideImage), which
+# KubeAdmiral has no operator for.
+KUBEADMIRAL_IMAGE_OPERATORS = {"replace": "overwrite", "remove": "delete"}
+
+
+def _kubeadmiral_image(entries, where):
+    rendered = []
+    for index, entry in enumerate(entries):
+        if entry["operator"] not in KUBEADMIRAL_IMAGE_OPERATORS:
+            raise OverrideError("%s.image[%d]: KubeAdmiral has no image operation like Karmada's %s (which appends "
+                                "to the %s): use replace with the whole value"
+                                % (where, index, entry["operator"], entry["component"]))
+        operation = {"imageComponent": entry["component"], "operator": KUBEADMIRAL_IMAGE_OPERATORS[entry["operator"]]}
+        if entry.get("value") is not None:
+            operation["value"] = entry["value"]
+        overrider = {"operations": [operation]}
+        if entry.get("predicate"):
+            overrider["imagePath"] = entry["predicate"]["path"]
+        rendered.append(overrider)
+    return rendered
+
+
+def _kubeadmiral_map_patches(rule, key):
+    """Set and remove ``key`` (annotations or labels) entries as JSON patch operations.
+
+    Not KubeAdmiral's annotations/labels overriders: they replace the whole map with the template's
+    map patched (override/annotationslabelspatch.go), which drops what sync adds before applying
+    overrides, e.g. ``kubeadmiral.io/source-generation`` (sync/resource.go ObjectForCluster), and
+    their overwrite only changes keys the template already has. A JSON patch add sets the key either
+    way; a remove is preceded by an add so that it also holds when the key is absent."""
+    patches = []
+    for name, value in sorted(rule[key].items()):
+        patches.append({"operator": "add", "path": "/metadata/%s/%s" % (key, escape_pointer(name)), "value": value})
+    for name in rule["remove_" + key]:
+        path = "/metadata/%s/%s" % (key, escape_pointer(name))
+        patches.extend([{"operator": "add", "path": path, "value": ""}, {"operator": "remove", "path": path}])
+    return patches
+
+
+def kubeadmiral_override_rules(rules):
+    """KubeAdmiral's ``overrideRules`` (types_overridepolicy.go OverrideRule): per rule,
+    ``targetClusters.clusters`` and the overriders, applied as image, then JSON patch."""
+    rendered = []
+    for index, rule in enumerate(rules):
+        overriders = {}
+        if rule["image"]:
+            overriders["image"] = _kubeadmiral_image(rule["image"], "rules[%d]" % index)
+        patches = _kubeadmiral_map_patches(rule, "labels") + _kubeadmiral_map_patches(rule, "annotations")
+        patches.extend(dict(copy.deepcopy(p)) for p in rule["json_patch"])
+        if patches:
+            overriders["jsonpatch"] = patches
+        rendered.append({"targetClusters": {"clusters": list(rule["clusters"])}, "overriders": overriders})
+    return rendered
+
+
+# --- KubeAdmiral: which policy binds which object (pure) -----------------------------------------
+def object_ref(obj):
+    """(apiVersion, kind, name) of a control-plane object (the policy's namespace is the object's)."""
+    return (obj["apiVersion"], obj["kind"], obj["metadata"]["name"])
+
+
+def ref_text(ref, namespace=None):
+    return "%s %s%s" % (ref[1], namespace + "/" if namespace else "", ref[2])
+
+
+def policy_record(policy):
+    """What a managed KubeAdmiral policy holds: ``{"rule_sets": {name: rules}, "objects": [ref]}``;
+    None for a policy the collection does not manage."""
+    metadata = policy.get("metadata") or {}
+    if (metadata.get("labels") or {}).get(MANAGED_BY_LABEL) != MANAGED_BY:
+        return None
+    try:
+        record = json.loads((metadata.get("annotations") or {}).get(RULE_SETS_ANNOTATION) or "{}")
+    except ValueError:
+        record = {}
+    rule_sets = record.get("rule_sets") if isinstance(record.get("rule_sets"), dict) else {}
+    objects = [tuple(ref) for ref in record.get("objects") or [] if isinstance(ref, list) and len(ref) == 3]
+    return {"rule_sets": rule_sets, "objects": objects}
+
+
+def merged_policy_name(rule_sets):
+    """The policy of the objects that exactly ``rule_sets`` select: the rule set's own name when
+    there is one, else the names joined by '.', shortened with a hash beyond 63 characters."""
+    names = sorted(rule_sets)
+    joined = ".".join(names)
+    if len(joined) <= MAX_NAME_LENGTH:
+        return joined
+    digest = hashlib.sha256(joined.encode("utf-8")).hexdigest()[:10]
+    return "%s-%s" % (joined[:MAX_NAME_LENGTH - len(digest) - 1].rstrip(".-"), digest)
+
+
+def kubeadmiral_binding_plan(name, rules, selected, managed, foreign, bindings, namespace=None,
+                             policy_kind="OverridePolicy", label=None):
+    """The policies and bindings after rule set ``name`` has ``rules`` (None: removed) for the
+    objects ``selected`` (refs), all other rule sets staying as they are.
+
+    managed: {policy name: policy_record} of the collection's policies in scope. foreign: names of
+    the other policies in scope. bindings: {ref: policy name or None} of every object ``selected``
+    or recorded in ``managed`` that still exists (the value of the binding label ``label``).
+
+    Returns {"policies": {policy name: record}, "bind": {ref: policy name}, "unbind": [ref],
+    "delete": [policy name]}. Raises OverrideError for an object bound to a policy the collection
+    does not manage, and for a policy name that a policy it does not manage already has."""
+    selected = _unique(selected)
+    for ref in selected:
+        bound = bindings.get(ref)
+        if bound and bound not in managed:
+            where = "%s %s%s" % (policy_kind, namespace + "/" if namespace else "", bound)
+            raise OverrideError(
+                "%s is already bound to %s (label %s=%s), which this collection does not manage, and KubeAdmiral "
+                "applies at most one %s per object: move that policy's rules into the rules of %s (the runbook's "
+                "form is accepted as written), then remove the label from the object (kubectl label %s %s %s-) "
+                "or delete %s" % (ref_text(ref, namespace), where, label, bound, policy_kind, name,
+                                  ref[1].lower(), ref[2] + (" -n " + namespace if namespace else ""), label, where))
+    rules_by_set = {}
+    for policy in sorted(managed):
+        for rule_set, set_rules in sorted(managed[policy]["rule_sets"].items()):
+            rules_by_set.setdefault(rule_set, set_rules)
+    sets_of = {}
+    for ref, bound in bindings.items():
+        if bound in managed:
+            sets_of[ref] = set(managed[bound]["rule_sets"])
+    for ref in sets_of:
+        sets_of[ref].discard(name)
+    if rules is None:
+        rules_by_set.pop(name, None)
+    else:
+        rules_by_set[name] = rules
+        for ref in selected:
+            sets_of.setdefault(ref, set()).add(name)
+
+    policies = {}
+    for ref in sorted(sets_of):
+        if not sets_of[ref]:
+            continue
+        policy = merged_policy_name(sets_of[ref])
+        record = policies.setdefault(policy, {"rule_sets": dict((s, rules_by_set[s]) for s in sorted(sets_of[ref])),
+                                              "objects": []})
+        if set(record["rule_sets"]) != sets_of[ref]:
+            raise OverrideError("rule sets %s and %s would share the %s name %s: rename one of them"
+                                % (", ".join(sorted(record["rule_sets"])), ", ".join(sorted(sets_of[ref])),
+                                   policy_kind, policy))
+        record["objects"].append(ref)
+    taken = sorted(set(policies) & set(foreign))
+    if taken:
+        raise OverrideError("%s %s exists and is not managed by this collection: delete it, or choose another name "
+                            "than %s" % (policy_kind, ", ".join((namespace + "/" if namespace else "") + t
+                                                                for t in taken), name))
+    bind = {}
+    for ref in sorted(sets_of):
+        if sets_of[ref]:
+            policy = merged_policy_name(sets_of[ref])
+            if bindings.get(ref) != policy:
+                bind[ref] = policy
+    unbind = [ref for ref in sorted(sets_of) if not sets_of[ref] and bindings.get(ref) in managed]
+    delete = sorted(set(managed) - set(policies))
+    return {"policies": policies, "bind": bind, "unbind": unbind, "delete": delete}
+
+
+def kubeadmiral_policy(api_version, kind, name, namespace, record):
+    """A managed KubeAdmiral (Cluster)OverridePolicy: the rules of its rule sets in the order of
+    their names, with the record of what it holds."""
+    metadata = {"name": name, "labels": {MANAGED_BY_LABEL: MANAGED_BY},
+                "annotations": {RULE_SETS_ANNOTATION: json.dumps(
+                    {"rule_sets": record["rule_sets"], "objects": [list(ref) for ref in sorted(record["objects"])]},
+                    sort_keys=True, separators=(",", ":"))}}
+    if namespace:
+        metadata["namespace"] = namespace
+    rules = []
+    for rule_set in sorted(record["rule_sets"]):
+        rules.extend(copy.deepcopy(record["rule_sets"][rule_set]))
+    return {"apiVersion": api_version, "kind": kind, "metadata": metadata, "spec": {"overrideRules": rules}}
+
+
+# --- writing policies (through the access layer's Cluster) ---------------------------------------
+def without_server_fields(obj):
+    """A policy as a user wrote it: no status, no apiserver-owned metadata."""
+    if not obj:
+        return obj
+    obj = copy.deepcopy(obj)
+    for key in SERVER_OWNED_METADATA:
+        (obj.get("metadata") or {}).pop(key, None)
+    obj.pop("status", None)
+    return obj
+
+
+def _compared(obj, desired):
+    """The part of ``obj`` that ``desired`` decides: the spec and the labels and annotations it sets."""
+    metadata = obj.get("metadata") or {}
+    wanted = desired.get("metadata") or {}
+    return (obj.get("spec"),
+            dict((k, (metadata.get("labels") or {}).get(k)) for k in wanted.get("labels") or {}),
+            dict((k, (metadata.get("annotations") or {}).get(k)) for k in wanted.get("annotations") or {}))
+
+
+def _replacing_patch(existing, desired):
+    """A JSON merge patch that makes ``existing``'s spec equal to ``desired``'s (keys it lacks are
+    nulled; its values are lists or scalars, which a merge patch replaces whole) and sets
+    ``desired``'s labels and annotations."""
+    spec = dict((key, None) for key in existing.get("spec") or {})
+    spec.update(copy.deepcopy(desired.get("spec") or {}))
+    patch = {"spec": spec}
+    metadata = dict((key, copy.deepcopy(desired["metadata"][key])) for key in ("labels", "annotations")
+                    if desired["metadata"].get(key))
+    if metadata:
+        patch["metadata"] = metadata
+    return patch
+
+
+def write_policy(control_plane, desired, existing, dry_run=False):
+    """Create ``desired`` or bring ``existing`` to it. Returns (action, the policy afterwards), action
+    created, updated or unchanged. An update the server's defaulting turns back into ``existing``
+    (checked with a server-side dry run) is unchanged, so a second run reports nothing."""
+    if existing is None:
+        return "created", control_plane.create(desired, dry_run=dry_run)
+    if _compared(existing, desired) == _compared(desired, desired):
+        return "unchanged", existing
+    metadata = desired["metadata"]
+    patch = _replacing_patch(existing, desired)
+    trial = control_plane.patch(desired["apiVersion"], desired["kind"], metadata["name"], patch,
+                                namespace=metadata.get("namespace"), dry_run=True)
+    if _compared(trial, desired) == _compared(existing, desired):
+        return "unchanged", existing
+    if dry_run:
+        return "updated", trial
+    return "updated", control_plane.patch(desired["apiVersion"], desired["kind"], metadata["name"], patch,
+                                          namespace=metadata.get("namespace"))
+
+
+def policy_entry(policy, action):
+    """How a result lists one policy."""
+    metadata = policy.get("metadata") or {}
+    entry = {"kind": policy.get("kind"), "name": metadata.get("name"), "action": action}
+    if metadata.get("namespace"):
+        entry["namespace"] = metadata["namespace"]
+    record = policy_record(policy)
+    if record is not None:
+        entry["rule_sets"] = sorted(record["rule_sets"])
+        entry["objects"] = [ref_text(ref) for ref in sorted(record["objects"])]
+    return entry
+
+
+def _result(policies, bindings, before, after):
+    changed = any(p["action"] != "unchanged" for p in policies) or bool(bindings)
+    return dict(changed=changed, policies=policies, bindings=bindings, before=before, after=after)
+
+
+def apply_named_policy(control_plane, api_version, kind, rule_set, spec, dry_run=False):
+    """An engine whose policies select objects themselves (Karmada): the rule set is the policy of
+    its name, with ``spec`` (None when the rule set is absent: the policy is deleted)."""
+    existing = control_plane.get(api_version, kind, rule_set.name, rule_set.namespace)
+    before = without_server_fields(existing) or {}
+    if spec is None:
+        if existing is None:
+            return _result([], [], {}, {})
+        control_plane.delete(api_version, kind, rule_set.name, rule_set.namespace, dry_run=dry_run)
+        return _result([policy_entry(existing, "deleted")], [], before, {})
+    metadata = {"name": rule_set.name}
+    if rule_set.namespace:
+        metadata["namespace"] = rule_set.namespace
+    desired = {"apiVersion": api_version, "kind": kind, "metadata": metadata, "spec": spec}
+    action, policy = write_policy(control_plane, desired, existing, dry_run)
+    return _result([policy_entry(policy, action)], [], before, without_server_fields(policy))
+
+
+def _bound_policy(obj, label):
+    return ((obj.get("metadata") or {}).get("labels") or {}).get(label)
+
+
+def apply_label_bound_policies(control_plane, api_version, kind, label, rule_set, selected, rules, dry_run=False):
+    """An engine that binds each object to one policy by the object's label ``label`` (KubeAdmiral):
+    the rule set's ``rules`` (engine-rendered; None when absent) for the ``selected`` objects,
+    merged with the other rule sets the collection manages in the namespace
+    (``kubeadmiral_binding_plan``). Order: policies written, then objects bound to them, then the
+    policies no object needs any more deleted, so no object loses a rule set's rules on the way."""
+    namespace = rule_set.namespace
+    existing = dict((p["metadata"]["name"], p) for p in control_plane.list(api_version, kind, namespace=namespace))
+    managed, foreign = {}, []
+    for name, policy in existing.items():
+        record = policy_record(policy)
+        if record is None:
+            foreign.append(name)
+        else:
+            managed[name] = record
+    objects = dict((object_ref(o), o) for o in selected)
+    for record in managed.values():
+        for ref in record["objects"]:
+            if ref not in objects:
+                found = control_plane.get(ref[0], ref[1], ref[2], namespace)
+                if found is not None:
+                    objects[ref] = found
+    bindings = dict((ref, _bound_policy(obj, label)) for ref, obj in objects.items())
+    plan = kubeadmiral_binding_plan(rule_set.name, rules, [object_ref(o) for o in selected], managed, foreign,
+                                    bindings, namespace, kind, label)
+
+    policies, before, after = [], {"policies": {}, "bindings": {}}, {"policies": {}, "bindings": {}}
+    for name, record in sorted(plan["policies"].items()):
+        desired = kubeadmiral_policy(api_version, kind, name, namespace, record)
+        action, policy = write_policy(control_plane, desired, existing.get(name), dry_run)
+        policies.append(policy_entry(policy, action))
+        if action != "unchanged":
+            before["policies"][name] = without_server_fields(existing.get(name)) or {}
+            after["policies"][name] = without_server_fields(policy)
+    changes = sorted(plan["bind"].items()) + [(ref, None) for ref in plan["unbind"]]
+    bound = []
+    for ref, policy in changes:
+        control_plane.patch(ref[0], ref[1], ref[2], {"metadata": {"labels": {label: policy}}}, namespace=namespace,
+                            dry_run=dry_run)
+        text = ref_text(ref, namespace)
+        bound.append({"object": text, "policy": policy or bindings.get(ref), "action": "bound" if policy else "unbound"})
+        before["bindings"][text], after["bindings"][text] = bindings.get(ref), policy
+    for name in plan["delete"]:
+        control_plane.delete(api_version, kind, name, namespace, dry_run=dry_run)
+        policies.append(policy_entry(existing[name], "deleted"))
+        before["policies"][name], after["policies"][name] = without_server_fields(existing[name]), {}
+    return _result(policies, bound, before, after)
+
+
+# --- one run ---------------------------------------------------------------------------------------
+class OverrideRun(object):
+    """One override_policy run on a ``FederationEngine``. ``params`` are the module's options;
+    ``run()`` returns the result or raises OverrideError (before any change when the input or the
+    control plane's state does not allow it)."""
+
+    def __init__(self, engine, params, check_mode=False, diff=False):
+        self.engine = engine
+        self.control_plane = engine.control_plane
+        self.params = params
+        self.check_mode = check_mode
+        self.diff = diff
+
+    def run(self):
+        rule_set = RuleSet.from_params(self.params, self.params.get("members") or [])
+        self.check_clusters(rule_set)
+        selected = []
+        if rule_set.state == "present":
+            self.check_namespace(rule_set)
+            selected = self.selected_objects(rule_set)
+        result = self.engine.apply_overrides(rule_set, selected, dry_run=self.check_mode)
+        report = dict(changed=result["changed"], engine=self.engine.name, policies=result["policies"],
+                      bindings=result["bindings"])
+        if self.diff:
+            report["diff"] = dict(before=result["before"], after=result["after"])
+        return report
+
+    def check_clusters(self, rule_set):
+        members = self.engine.member_names()
+        unknown = [c for c in rule_set.clusters() if c not in members]
+        if unknown:
+            raise OverrideError("target cluster(s) %s not member(s) of the %s federation (members: %s): join them "
+                                "first, or fix the rules' target clusters"
+                                % (", ".join(unknown), self.engine.display_name, ", ".join(members) or "none"))
+
+    def check_namespace(self, rule_set):
+        if rule_set.namespace and self.control_plane.get("v1", "Namespace", rule_set.namespace) is None:
+            raise OverrideError("namespace %s does not exist in %s (federalize the application first)"
+                                % (rule_set.namespace, self.control_plane.name))
+
+    def selected_objects(self, rule_set):
+        """The control-plane objects the selectors select. A selector by name must find its object;
+        on an engine that binds by label (``engine.override_binds_objects``) every selector must
+        select something now, and objects are namespaced exactly when the rule set is."""
+        binds = self.engine.override_binds_objects
+        found = []
+        for index, selector in enumerate(rule_set.selectors):
+            where = "resource_selectors[%d]" % index
+            api_version, kind = selector["api_version"], selector["kind"]
+            if not self.control_plane.serves(api_version, kind):
+                raise OverrideError("%s: %s does not serve %s %s" % (where, self.control_plane.name, api_version, kind))
+            namespaced = self.control_plane.namespaced(api_version, kind)
+            if rule_set.namespace and not namespaced:
+                raise OverrideError("%s: %s is cluster-scoped: leave the namespace empty for it (a cluster-wide "
+                                    "policy)" % (where, kind))
+            if binds and namespaced and not rule_set.namespace:
+                raise OverrideError("%s: %s is namespaced: set the namespace of its objects (%s binds an "
+                                    "OverridePolicy per namespace)" % (where, kind, self.engine.display_name))
+            objects = self.control_plane.list(api_version, kind, namespace=rule_set.namespace)
+            if selector.get("name"):
+                objects = [o for o in objects if o["metadata"]["name"] == selector["name"]]
+                if not objects:
+                    raise OverrideError("%s: %s %s%s does not exist in %s (federalize it first, or fix the selector)"
+                                        % (where, kind, rule_set.namespace + "/" if rule_set.namespace else "",
+                                           selector["name"], self.control_plane.name))
+            try:
+                objects = [o for o in objects
+                           if label_selector_matches(selector.get("label_selector"), o["metadata"].get("labels"))]
+            except PlacementError as error:
+                raise OverrideError("%s.label_selector: %s" % (where, error))
+            if binds and not objects:
+                raise OverrideError("%s selects no %s in %s%s: %s binds overrides to objects that exist"
+                                    % (where, kind, self.control_plane.name,
+                                       " namespace " + rule_set.namespace if rule_set.namespace else "",
+                                       self.engine.display_name))
+            found.extend(o for o in objects if object_ref(o) not in [object_ref(f) for f in found])
+        return found

@@ -1,0 +1,377 @@
+# -*- coding: utf-8 -*-
+# Copyright: multicloud.federation contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Karmada behind the federation engine seam (``federation_engine.FederationEngine``).
+
+Every Karmada type this collection reads or writes is named here and nowhere else: Cluster
+(members), PropagationPolicy / ClusterPropagationPolicy (placement), ResourceBinding /
+ClusterResourceBinding (where a template was placed), Work (what was delivered to a member),
+OverridePolicy, and the marks Karmada leaves on objects it manages.
+
+Upstream (karmada-io/karmada at v1.18.2):
+- ``pkg/apis/cluster/v1alpha1/types.go``: Cluster, ``ClusterConditionReady = "Ready"``.
+- ``pkg/apis/policy/v1alpha1/well_known_constants.go``: the claim annotations on a template.
+- ``pkg/detector/preemption.go``, ``policy.go``: which of several matching policies wins.
+- ``pkg/util/names/names.go`` ``GenerateBindingName``, ``GenerateExecutionSpaceName``.
+- ``pkg/apis/work/v1alpha2/well_known_constants.go``: ``karmada.io/managed``, permanent-id labels.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible_collections.multicloud.federation.plugins.module_utils.federation_engine import (
+    KARMADA,
+    EngineError,
+    FederationEngine,
+    without_server_fields,
+)
+from ansible_collections.multicloud.federation.plugins.module_utils.federalize import (
+    CONFLICT_RESOLUTION_ANNOTATION,
+    CONFLICT_RESOLUTION_OVERWRITE,
+    dependency_refs,
+)
+from ansible_collections.multicloud.federation.plugins.module_utils.federalize_placement import (
+    apply_patch,
+    binding_problems,
+    manifest_refs,
+    plan,
+    preserving_works,
+    replica_scheduling,
+)
+from ansible_collections.multicloud.federation.plugins.module_utils.karmada_placement import (
+    PlacementError,
+    label_selector_matches,
+    policy_selects,
+)
+
+CLUSTER_API = ("cluster.karmada.io/v1alpha1", "Cluster")
+POLICY_API_VERSION = "policy.karmada.io/v1alpha1"
+BINDING_API_VERSION = "work.karmada.io/v1alpha2"
+WORK_API = ("work.karmada.io/v1alpha1", "Work")
+CLUSTER_READY = "Ready"
+
+POLICY_NAME_ANNOTATION = "propagationpolicy.karmada.io/name"
+POLICY_NAMESPACE_ANNOTATION = "propagationpolicy.karmada.io/namespace"
+CLUSTER_POLICY_NAME_ANNOTATION = "clusterpropagationpolicy.karmada.io/name"
+MANAGED_LABEL = "karmada.io/managed"
+BINDING_PERMANENT_ID_LABEL = "resourcebinding.karmada.io/permanent-id"
+EXECUTION_SPACE_PREFIX = "karmada-es-"
+
+
+def binding_name(kind, name):
+    """``names.GenerateBindingName(kind, name)``: lower(name-kind), ':' replaced by '.'."""
+    return ("%s-%s" % (name.replace(":", "."), kind)).lower()
+
+
+def execution_space(cluster):
+    """The control-plane namespace that holds a member's Works."""
+    return EXECUTION_SPACE_PREFIX + cluster
+
+
+def policy_kinds(namespace):
+    """(policy kind, binding kind) for a namespaced (or, without namespace, cluster-scoped) template."""
+    if namespace:
+        return "PropagationPolicy", "ResourceBinding"
+    return "ClusterPropagationPolicy", "ClusterResourceBinding"
+
+
+def _ready_condition(cluster):
+    for condition in (cluster.get("status") or {}).get("conditions") or []:
+        if condition.get("type") == CLUSTER_READY:
+            return condition
+    return None
+
+
+def cluster_summary(cluster):
+    """{name, ready, reason, sync_mode} of one Cluster object."""
+    condition = _ready_condition(cluster)
+    ready = bool(condition) and condition.get("status") == "True"
+    if condition is None:
+        reason = "no Ready condition yet"
+    else:
+        reason = condition.get("reason") or condition.get("message") or "Ready=%s" % condition.get("status")
+    return {
+        "name": (cluster.get("metadata") or {}).get("name"),
+        "ready": ready,
+        "reason": "" if ready else reason,
+        "sync_mode": (cluster.get("spec") or {}).get("syncMode"),
+    }
+
+
+def policy_preference(policy, name):
+    """Karmada's preference among matching policies: explicit priority descending, then a selector
+    naming the object over one matching labels, then the policy's name."""
+    spec = policy.get("spec") or {}
+    names_it = any(s.get("name") == name for s in spec.get("resourceSelectors") or [])
+    return (-(spec.get("priority") or 0), 0 if names_it else 1, (policy.get("metadata") or {}).get("name", ""))
+
+
+def works_of(works, bindings):
+    """The Works (of one execution space) that belong to ``bindings``, by permanent id."""
+    ids = set()
+    for binding in bindings:
+        value = ((binding.get("metadata") or {}).get("labels") or {}).get(BINDING_PERMANENT_ID_LABEL)
+        if value:
+            ids.add(value)
+    return [w for w in works if ((w.get("metadata") or {}).get("labels") or {}).get(BINDING_PERMANENT_ID_LABEL) in ids]
+
+
+def resource_selector(template):
+    """The ``resourceSelectors`` entry that names one template."""
+    return {"apiVersion": template["apiVersion"], "kind": template["kind"], "name": template["metadata"]["name"]}
+
+
+def build_adoption_policy(name, namespace, selectors, clusters, propagate_deps, preserve):
+    """The adoption policy, shaped like ``karmadactl promote``'s ``buildPropagationPolicy``
+    (pkg/karmadactl/promote/promote.go).
+
+    A PropagationPolicy when ``namespace`` is set, else a ClusterPropagationPolicy. Placement pins
+    ``clusters`` (the source cluster); no replicaScheduling, so Duplicated and the member keeps its
+    replica count; conflictResolution Overwrite adopts the running objects in place.
+    """
+    policy = {
+        "apiVersion": POLICY_API_VERSION,
+        "kind": policy_kinds(namespace)[0],
+        "metadata": {"name": name},
+        "spec": {
+            "propagateDeps": bool(propagate_deps),
+            "resourceSelectors": list(selectors),
+            "placement": {"clusterAffinity": {"clusterNames": list(clusters)}},
+            "conflictResolution": "Overwrite",
+            "preserveResourcesOnDeletion": bool(preserve),
+        },
+    }
+    if namespace:
+        policy["metadata"]["namespace"] = namespace
+    return policy
+
+
+def pinned_clusters(policy):
+    """``placement.clusterAffinity.clusterNames`` of a policy (empty list when absent)."""
+    placement = (policy.get("spec") or {}).get("placement") or {}
+    return list((placement.get("clusterAffinity") or {}).get("clusterNames") or [])
+
+
+def _selected_names(policy):
+    return set((s.get("apiVersion"), s.get("kind"), s.get("name"))
+               for s in (policy.get("spec") or {}).get("resourceSelectors") or [])
+
+
+class KarmadaEngine(FederationEngine):
+    name = KARMADA
+    display_name = "Karmada"
+
+    def __init__(self, control_plane, karmada_version=None):
+        super(KarmadaEngine, self).__init__(control_plane)
+        self.karmada_version = karmada_version
+
+    # --- members -------------------------------------------------------------------------------
+    def clusters(self):
+        """The Cluster objects as Karmada serves them (the division reads their spec and status)."""
+        return self.control_plane.list(*CLUSTER_API)
+
+    def members(self):
+        summaries = [cluster_summary(c) for c in self.clusters()]
+        return sorted((s for s in summaries if s["name"]), key=lambda s: s["name"])
+
+    # --- placement policy ---------------------------------------------------------------------
+    def policy(self, name, namespace=None):
+        """The (Cluster)PropagationPolicy ``name`` (namespaced when ``namespace`` is set), or None."""
+        return self.control_plane.get(POLICY_API_VERSION, policy_kinds(namespace)[0], name, namespace)
+
+    def workload_policy(self, template):
+        """The (Cluster)PropagationPolicy that places ``template``: the claim Karmada recorded on
+        the template wins; before it exists, the policy that would claim it."""
+        metadata = template.get("metadata") or {}
+        annotations = metadata.get("annotations") or {}
+        if annotations.get(POLICY_NAME_ANNOTATION):
+            policy = self.control_plane.get(POLICY_API_VERSION, "PropagationPolicy", annotations[POLICY_NAME_ANNOTATION],
+                                            annotations.get(POLICY_NAMESPACE_ANNOTATION) or metadata.get("namespace"))
+            if policy is not None:
+                return policy, "PropagationPolicy"
+        if annotations.get(CLUSTER_POLICY_NAME_ANNOTATION):
+            policy = self.control_plane.get(POLICY_API_VERSION, "ClusterPropagationPolicy",
+                                            annotations[CLUSTER_POLICY_NAME_ANNOTATION])
+            if policy is not None:
+                return policy, "ClusterPropagationPolicy"
+        name, namespace, labels = metadata.get("name"), metadata.get("namespace"), metadata.get("labels") or {}
+        api_version, kind = template.get("apiVersion"), template.get("kind")
+        for policy_kind, scope in (("PropagationPolicy", namespace), ("ClusterPropagationPolicy", None)):
+            if policy_kind == "PropagationPolicy" and not namespace:
+                continue
+            matching = [p for p in self.control_plane.list(POLICY_API_VERSION, policy_kind, namespace=scope)
+                        if policy_selects(p, api_version, kind, name, labels, namespace)]
+            if matching:
+                return sorted(matching, key=lambda p: policy_preference(p, name))[0], policy_kind
+        return None, None
+
+    # --- where it was placed ------------------------------------------------------------------
+    def placement(self, template):
+        """The template's (Cluster)ResourceBinding, or None before Karmada created it."""
+        metadata = template.get("metadata") or {}
+        namespace = metadata.get("namespace")
+        return self.control_plane.get(BINDING_API_VERSION, policy_kinds(namespace)[1],
+                                      binding_name(template.get("kind"), metadata.get("name")), namespace)
+
+    def placements(self, names, namespace=None):
+        """The bindings among ``names`` (binding names) that exist."""
+        wanted = set(names)
+        return [b for b in self.control_plane.list(BINDING_API_VERSION, policy_kinds(namespace)[1], namespace=namespace)
+                if (b.get("metadata") or {}).get("name") in wanted]
+
+    def deliveries(self, cluster, bindings):
+        """The Works that carry ``bindings``' objects to ``cluster``."""
+        return works_of(self.control_plane.list(*WORK_API, namespace=execution_space(cluster)), bindings)
+
+    # --- adoption markers ---------------------------------------------------------------------
+    def is_adopted(self, member_object):
+        return ((member_object or {}).get("metadata", {}).get("labels") or {}).get(MANAGED_LABEL) == "true"
+
+    adoption_pending_hint = ("no %s=true label on the member's objects; check the ResourceBinding's "
+                             "status.aggregatedStatus in the control plane" % MANAGED_LABEL)
+    join_hint = "join it (karmadactl join, or the member_join playbook) or fix its cluster_name"
+    not_ready_hint = "check the member's API endpoint and the credentials the federation holds for it"
+
+    # --- adoption (federalize): one policy pins what runs in a member to that member ---------
+    def adoption_template(self, template, cluster, policy_name, leader, preserve_on_deletion):
+        """The template with conflict resolution Overwrite, as ``karmadactl promote``'s
+        ``preprocessResource`` adds it unless the object names its own; the template annotation wins
+        over the policy's (pkg/controllers/binding/common.go ``mergeConflictResolution``). Leaders
+        and dependencies are marked alike: the policy selects the leaders, propagateDeps the rest."""
+        template = dict(template, metadata=dict(template.get("metadata") or {}))
+        annotations = dict(template["metadata"].get("annotations") or {})
+        annotations.setdefault(CONFLICT_RESOLUTION_ANNOTATION, CONFLICT_RESOLUTION_OVERWRITE)
+        template["metadata"]["annotations"] = annotations
+        return template
+
+    def namespace_propagation(self, namespace):
+        return ("Karmada propagates namespace %s from the control plane to every member cluster; it does not "
+                "adopt the members' existing namespaces (namespace.karmada.io/skip-auto-propagation=true on the "
+                "namespace turns that off)" % namespace)
+
+    def policy_kind(self, namespace=None):
+        return policy_kinds(namespace)[0]
+
+    def adoption_policy(self, name, namespace, templates, cluster, follow_dependencies, preserve_on_deletion):
+        """The policy that adopts ``templates`` (made from objects running in ``cluster``) in place."""
+        return build_adoption_policy(name, namespace, [resource_selector(t) for t in templates], [cluster],
+                                     follow_dependencies, preserve_on_deletion)
+
+    def policy_clusters(self, policy):
+        return pinned_clusters(policy)
+
+    def unselected(self, policy, templates):
+        """The ``templates`` that ``policy`` does not name yet."""
+        have = _selected_names(policy)
+        return [t for t in templates if (t["apiVersion"], t["kind"], t["metadata"]["name"]) not in have]
+
+    def policy_adding(self, policy, templates):
+        """(policy afterwards, merge patch) that makes ``policy`` name ``templates`` too."""
+        selectors = list((policy.get("spec") or {}).get("resourceSelectors") or [])
+        selectors.extend(resource_selector(t) for t in self.unselected(policy, templates))
+        patch = {"spec": {"resourceSelectors": selectors}}
+        return apply_patch(policy, patch), patch
+
+    def create_policy(self, policy, dry_run=False):
+        return self.control_plane.create(policy, dry_run=dry_run)
+
+    def change_policy(self, name, namespace, patch, dry_run=False):
+        """Apply a JSON merge patch to the (Cluster)PropagationPolicy ``name``."""
+        return self.control_plane.patch(POLICY_API_VERSION, self.policy_kind(namespace), name, patch,
+                                        namespace=namespace, dry_run=dry_run)
+
+    def policy_report(self, policy):
+        return without_server_fields(policy)
+
+    # --- changing placement (migrate, distribute): add, wait, then drop ----------------------
+    def placed_templates(self, policy):
+        """(templates, dependencies) the policy places: the templates its resourceSelectors select,
+        and with propagateDeps what their pods use (as references: apiVersion, kind, metadata)."""
+        spec = policy.get("spec") or {}
+        policy_namespace = (policy.get("metadata") or {}).get("namespace")
+        templates = []
+        for index, selector in enumerate(spec.get("resourceSelectors") or []):
+            api_version, kind = selector["apiVersion"], selector["kind"]
+            namespace = selector.get("namespace") or (
+                policy_namespace if self.control_plane.namespaced(api_version, kind) else None)
+            if selector.get("name"):
+                template = self.control_plane.get(api_version, kind, selector["name"], namespace)
+                templates.extend([template] if template else [])
+                continue
+            for template in self.control_plane.list(api_version, kind, namespace=namespace):
+                try:
+                    selected = label_selector_matches(selector.get("labelSelector"),
+                                                      (template.get("metadata") or {}).get("labels"))
+                except PlacementError as error:
+                    raise EngineError("%s %s: spec.resourceSelectors[%d].labelSelector: %s"
+                                      % (policy.get("kind"), (policy.get("metadata") or {}).get("name"), index, error))
+                if selected:
+                    templates.append(template)
+        dependencies = []
+        if spec.get("propagateDeps"):
+            for template in templates:
+                for ref in dependency_refs(template):
+                    dependencies.append({"apiVersion": ref["apiVersion"], "kind": ref["kind"],
+                                         "metadata": {"name": ref["name"], "namespace": ref.get("namespace")}})
+        return templates, dependencies
+
+    def placement_names(self, templates):
+        """The names of the records of where ``templates`` were placed (their bindings)."""
+        return sorted(set(binding_name(t["kind"], t["metadata"]["name"]) for t in templates))
+
+    def placement_plan(self, policy, clusters, distribution, weights=None, keep_removed=False):
+        """The policy patches that take ``policy`` to ``clusters`` without a gap, with what to wait
+        for after each (federalize_placement.plan); ``distribution`` keep, duplicated or weighted."""
+        return plan(policy, clusters, replica_scheduling(distribution, clusters, weights), keep_removed)
+
+    def placement_pending(self, wait, names, namespace=None):
+        """What still keeps a plan step's ``wait`` (``(what, clusters)``) from being done, for the
+        bindings ``names``: an empty list when it is done."""
+        what, clusters = wait
+        bindings = self.placements(names, namespace)
+        if what == "applied":
+            found = set((b.get("metadata") or {}).get("name") for b in bindings)
+            problems = ["%s: no ResourceBinding yet" % name for name in sorted(set(names) - found)]
+            for binding in bindings:
+                problems.extend(binding_problems(binding, clusters))
+            return problems
+        if what not in ("preserve_false", "works_gone"):
+            raise EngineError("unknown placement wait %r" % (what,))
+        problems = []
+        for cluster in clusters:
+            works = self.deliveries(cluster, bindings)
+            if what == "preserve_false":
+                problems.extend("Work %s/%s still preserves its object" % (execution_space(cluster), name)
+                                for name in preserving_works(works))
+            else:
+                problems.extend("Work %s/%s still exists" % (execution_space(cluster), w["metadata"]["name"])
+                                for w in works)
+        return problems
+
+    def delivered_objects(self, clusters, names, namespace=None):
+        """Per cluster, ``Kind namespace/name`` of what the bindings ``names`` delivered there."""
+        bindings = self.placements(names, namespace)
+        return dict((cluster, manifest_refs(self.deliveries(cluster, bindings))) for cluster in clusters)
+
+    # --- overrides (override_policy): one OverridePolicy per rule set -------------------------
+    # Karmada applies every (Cluster)OverridePolicy whose resourceSelectors select a template, in
+    # order (pkg/util/overridemanager/overridemanager.go), so each rule set is a policy of its own
+    # name, and a selector may name templates that do not exist yet.
+    override_binds_objects = False
+
+    def override_policy_kind(self, namespace=None):
+        return "OverridePolicy" if namespace else "ClusterOverridePolicy"
+
+    def apply_overrides(self, rule_set, selected, dry_run=False):
+        """Create, update or delete the policy of ``rule_set`` (a federation_overrides.RuleSet).
+        ``selected`` is unused: the policy's resourceSelectors select the templates."""
+        # Imported here: the engine's other steps do not use it.
+        from ansible_collections.multicloud.federation.plugins.module_utils import federation_overrides as overrides
+
+        spec = None
+        if rule_set.state == "present":
+            spec = {"resourceSelectors": overrides.karmada_resource_selectors(rule_set.selectors),
+                    "overrideRules": overrides.karmada_override_rules(rule_set.rules)}
+        return overrides.apply_named_policy(self.control_plane, POLICY_API_VERSION,
+                                            self.override_policy_kind(rule_set.namespace), rule_set, spec, dry_run)

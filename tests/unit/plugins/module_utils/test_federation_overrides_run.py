@@ -1,0 +1,251 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) multicloud.federation contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""override_policy runs on FakeClusters, on both engines: the policies written, idempotence,
+check mode that writes only dry runs, and refusals before any write."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import copy
+import json
+
+import pytest
+
+from ansible_collections.multicloud.federation.plugins.module_utils import federation_overrides as fo
+from ansible_collections.multicloud.federation.plugins.module_utils import karmada_engine as ke
+
+from .fake_cluster import FakeCluster
+from .kubeadmiral_overrides_world import KUBEADMIRAL_API, LABEL, kubeadmiral_engine
+
+NAMESPACE = "demo"
+MEMBERS = [{"host": "cluster-a", "name": "cluster-a"}, {"host": "cluster-b", "name": "cluster-b"}]
+LB_NAME = "/metadata/annotations/service.beta.kubernetes.io~1volcengine-loadbalancer-name"
+RUNBOOK_RULES = [{"targetClusters": {"clusters": ["cluster-b"]},
+                  "overriders": {"jsonpatch": [{"operator": "add", "path": LB_NAME, "value": "clb-web"}]}}]
+
+
+def service(name="web", labels=None):
+    return {"apiVersion": "v1", "kind": "Service", "metadata": {"name": name, "namespace": NAMESPACE,
+                                                                "labels": labels or {"app": name}},
+            "spec": {"type": "LoadBalancer", "ports": [{"port": 80, "nodePort": 31922}]}}
+
+
+def deployment(name="web"):
+    return {"apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": name, "namespace": NAMESPACE, "labels": {"app": name}}, "spec": {"replicas": 2}}
+
+
+def app_objects():
+    return [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NAMESPACE}}, service(), deployment()]
+
+
+def karmada_engine(*objects):
+    clusters = [{"apiVersion": ke.CLUSTER_API[0], "kind": ke.CLUSTER_API[1], "metadata": {"name": n},
+                 "status": {"conditions": [{"type": "Ready", "status": "True"}]}} for n in ("cluster-a", "cluster-b")]
+    control_plane = FakeCluster("the federation control plane", objects=clusters + list(objects),
+                                served=[(ke.POLICY_API_VERSION, "OverridePolicy"),
+                                        (ke.POLICY_API_VERSION, "ClusterOverridePolicy")],
+                                cluster_scoped=FakeCluster.CLUSTER_SCOPED + ("ClusterOverridePolicy",))
+    return ke.KarmadaEngine(control_plane)
+
+
+def params(**overrides):
+    values = dict(state="present", name="volc-service-override", namespace=NAMESPACE,
+                  resource_selectors=[{"api_version": "v1", "kind": "Service", "name": "web"}],
+                  rules=copy.deepcopy(RUNBOOK_RULES), members=MEMBERS)
+    values.update(overrides)
+    return values
+
+
+def run(engine, check_mode=False, **overrides):
+    return fo.OverrideRun(engine, params(**overrides), check_mode, diff=True).run()
+
+
+def real_writes(engine):
+    return [w for w in engine.control_plane.writes if not w[-1]]
+
+
+ENGINES = {"karmada": lambda: karmada_engine(*app_objects()), "kubeadmiral": lambda: kubeadmiral_engine(*app_objects())}
+
+
+# --- both engines ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("engine_name", sorted(ENGINES))
+def test_check_mode_then_run_then_nothing_to_do(engine_name):
+    engine = ENGINES[engine_name]()
+    planned = run(engine, check_mode=True)
+    assert planned["changed"] is True and real_writes(engine) == []
+    done = run(engine)
+    assert done["changed"] is True
+    assert [p["action"] for p in done["policies"]] == [p["action"] for p in planned["policies"]] == ["created"]
+    assert done["bindings"] == planned["bindings"]
+    writes = len(engine.control_plane.writes)
+    again = run(engine)
+    assert again["changed"] is False and again["bindings"] == []
+    assert [p["action"] for p in again["policies"]] == ["unchanged"]
+    assert run(engine, check_mode=True)["changed"] is False
+    assert len(engine.control_plane.writes) == writes, "a converged run wrote something"
+
+
+@pytest.mark.parametrize("engine_name", sorted(ENGINES))
+@pytest.mark.parametrize("overrides,message", [
+    (dict(rules=[{"targetClusters": {"clusters": ["cluster-b"]},
+                  "overriders": {"jsonpatch": [{"operator": "move", "path": LB_NAME, "value": "x"}]}}]),
+     "operator 'move' is not supported: use one of add, remove, replace"),
+    (dict(members=MEMBERS + [{"host": "cluster-c", "name": "cluster-c"}],
+          rules=[{"target_clusters": ["cluster-c"], "annotations": {"a": "b"}}]),
+     "target cluster(s) cluster-c not member(s) of the"),
+    (dict(resource_selectors=[{"api_version": "v1", "kind": "Service", "name": "nope"}]),
+     "resource_selectors[0]: Service demo/nope does not exist in the federation control plane"),
+    (dict(resource_selectors=[{"api_version": "v1", "kind": "Servise", "name": "web"}]),
+     "resource_selectors[0]: the federation control plane does not serve v1 Servise"),
+    (dict(namespace="elsewhere"), "namespace elsewhere does not exist in the federation control plane"),
+    (dict(resource_selectors=[{"api_version": "v1", "kind": "Namespace", "name": NAMESPACE}]),
+     "Namespace is cluster-scoped: leave the namespace empty"),
+    (dict(name="Volc_Override"), "'Volc_Override' is not a valid policy name"),
+])
+def test_bad_input_stops_before_any_write(engine_name, overrides, message):
+    engine = ENGINES[engine_name]()
+    with pytest.raises(fo.OverrideError) as error:
+        run(engine, **overrides)
+    assert message in str(error.value)
+    assert engine.control_plane.writes == []
+
+
+@pytest.mark.parametrize("engine_name", sorted(ENGINES))
+def test_absent_removes_what_present_made(engine_name):
+    engine = ENGINES[engine_name]()
+    run(engine)
+    removed = run(engine, state="absent")
+    assert removed["changed"] is True and [p["action"] for p in removed["policies"]] == ["deleted"]
+    assert engine.control_plane.list(*(KUBEADMIRAL_API if engine_name == "kubeadmiral" else
+                                       (ke.POLICY_API_VERSION, "OverridePolicy")), namespace=NAMESPACE) == []
+    assert run(engine, state="absent")["changed"] is False
+
+
+# --- Karmada ----------------------------------------------------------------------------------------
+
+def test_karmada_policy_selects_the_templates_and_carries_the_rules():
+    engine = karmada_engine(*app_objects())
+    run(engine)
+    policy = engine.control_plane.get(ke.POLICY_API_VERSION, "OverridePolicy", "volc-service-override", NAMESPACE)
+    assert policy["spec"] == {
+        "resourceSelectors": [{"apiVersion": "v1", "kind": "Service", "name": "web"}],
+        "overrideRules": [{"targetCluster": {"clusterNames": ["cluster-b"]},
+                           "overriders": {"plaintext": [{"operator": "add", "path": LB_NAME, "value": "clb-web"}]}}]}
+
+
+def test_karmada_rewrites_the_whole_spec():
+    engine = karmada_engine(*app_objects())
+    run(engine)
+    engine.control_plane.patch(ke.POLICY_API_VERSION, "OverridePolicy", "volc-service-override",
+                               {"spec": {"overriders": {"plaintext": []}}}, NAMESPACE)
+    result = run(engine)
+    assert result["changed"] is True and result["policies"][0]["action"] == "updated"
+    policy = engine.control_plane.get(ke.POLICY_API_VERSION, "OverridePolicy", "volc-service-override", NAMESPACE)
+    assert sorted(policy["spec"]) == ["overrideRules", "resourceSelectors"]
+
+
+def test_karmada_label_selectors_may_select_templates_to_come():
+    engine = karmada_engine(*app_objects())
+    result = run(engine, resource_selectors=[{"api_version": "v1", "kind": "Service",
+                                              "label_selector": {"matchLabels": {"app": "later"}}}])
+    assert result["changed"] is True
+
+
+def test_server_defaulting_does_not_read_as_a_change():
+    """A field the apiserver adds (a CRD default) is not a difference: the dry run says so."""
+    engine = karmada_engine(*app_objects())
+    run(engine)
+    stored = engine.control_plane.get(ke.POLICY_API_VERSION, "OverridePolicy", "volc-service-override", NAMESPACE)
+    stored["spec"]["overrideRules"][0]["overriders"]["plaintext"][0]["defaulted"] = True
+    engine.control_plane._put(stored)
+    real_patch = engine.control_plane.patch
+
+    def defaulting_patch(api_version, kind, name, patch, namespace=None, patch_type="merge", dry_run=False):
+        patched = real_patch(api_version, kind, name, patch, namespace, patch_type, dry_run)
+        patched["spec"]["overrideRules"][0]["overriders"]["plaintext"][0]["defaulted"] = True
+        return patched
+    engine.control_plane.patch = defaulting_patch
+    writes = len(real_writes(engine))
+    assert run(engine)["changed"] is False
+    assert len(real_writes(engine)) == writes
+
+
+# --- KubeAdmiral ----------------------------------------------------------------------------------
+
+def op(engine, name):
+    return engine.control_plane.get(KUBEADMIRAL_API[0], KUBEADMIRAL_API[1], name, NAMESPACE)
+
+
+def bound(engine, kind="Service", name="web"):
+    api_version = "v1" if kind == "Service" else "apps/v1"
+    return engine.control_plane.get(api_version, kind, name, NAMESPACE)["metadata"]["labels"].get(LABEL)
+
+
+def test_kubeadmiral_labels_the_object_with_its_policy():
+    engine = kubeadmiral_engine(*app_objects())
+    result = run(engine)
+    assert result["bindings"] == [{"object": "Service demo/web", "policy": "volc-service-override", "action": "bound"}]
+    assert bound(engine) == "volc-service-override"
+    policy = op(engine, "volc-service-override")
+    assert policy["spec"] == {"overrideRules": [{"targetClusters": {"clusters": ["cluster-b"]}, "overriders": {
+        "jsonpatch": [{"operator": "add", "path": LB_NAME, "value": "clb-web"}]}}]}
+    record = json.loads(policy["metadata"]["annotations"][fo.RULE_SETS_ANNOTATION])
+    assert record["objects"] == [["v1", "Service", "web"]]
+    # The policy exists before the object points at it.
+    kinds = [w[1] for w in real_writes(engine)]
+    assert kinds == ["OverridePolicy", "Service"]
+
+
+def test_kubeadmiral_merges_two_rule_sets_of_one_object_into_one_policy():
+    engine = kubeadmiral_engine(*app_objects())
+    run(engine, resource_selectors=[{"api_version": "v1", "kind": "Service", "name": "web"},
+                                    {"api_version": "apps/v1", "kind": "Deployment", "name": "web"}])
+    result = run(engine, name="mirror", resource_selectors=[{"api_version": "v1", "kind": "Service", "name": "web"}],
+                 rules=[{"target_clusters": ["cluster-b"], "labels": {"mirror": "true"}}])
+    assert bound(engine) == "mirror.volc-service-override"
+    assert bound(engine, "Deployment") == "volc-service-override"
+    merged = op(engine, "mirror.volc-service-override")
+    assert [r["overriders"]["jsonpatch"][0]["path"] for r in merged["spec"]["overrideRules"]] == [
+        "/metadata/labels/mirror", LB_NAME]
+    assert sorted((p["name"], p["action"]) for p in result["policies"]) == [
+        ("mirror.volc-service-override", "created"), ("volc-service-override", "updated")]
+    # And back: without mirror, the Service returns to the runbook's policy, the merged one goes.
+    run(engine, name="mirror", state="absent")
+    assert bound(engine) == "volc-service-override" and op(engine, "mirror.volc-service-override") is None
+
+
+def test_kubeadmiral_refuses_an_object_bound_to_a_policy_it_does_not_manage():
+    hand_made = {"apiVersion": KUBEADMIRAL_API[0], "kind": KUBEADMIRAL_API[1],
+                 "metadata": {"name": "volc-manual", "namespace": NAMESPACE}, "spec": {"overrideRules": []}}
+    engine = kubeadmiral_engine(*(app_objects()[:1] + [service(labels={"app": "web", LABEL: "volc-manual"}),
+                                                       hand_made]))
+    with pytest.raises(fo.OverrideError) as error:
+        run(engine)
+    assert "Service demo/web is already bound to OverridePolicy demo/volc-manual" in str(error.value)
+    assert engine.control_plane.writes == []
+
+
+def test_kubeadmiral_needs_an_object_for_each_selector():
+    engine = kubeadmiral_engine(*app_objects())
+    with pytest.raises(fo.OverrideError, match=r"resource_selectors\[0\] selects no Service in the federation "
+                                               r"control plane namespace demo"):
+        run(engine, resource_selectors=[{"api_version": "v1", "kind": "Service",
+                                         "label_selector": {"matchLabels": {"app": "later"}}}])
+    with pytest.raises(fo.OverrideError, match="Service is namespaced: set the namespace"):
+        run(engine, namespace=None)
+
+
+def test_kubeadmiral_binds_a_cluster_scoped_object_to_a_cluster_override_policy():
+    engine = kubeadmiral_engine(*app_objects())
+    run(engine, name="ns-labels", namespace=None,
+        resource_selectors=[{"api_version": "v1", "kind": "Namespace", "name": NAMESPACE}],
+        rules=[{"target_clusters": ["cluster-b"], "labels": {"cloud": "volcengine"}}])
+    policy = engine.control_plane.get(KUBEADMIRAL_API[0], "ClusterOverridePolicy", "ns-labels")
+    assert policy["spec"]["overrideRules"][0]["overriders"]["jsonpatch"] == [
+        {"operator": "add", "path": "/metadata/labels/cloud", "value": "volcengine"}]
+    labels = engine.control_plane.get("v1", "Namespace", NAMESPACE)["metadata"]["labels"]
+    assert labels == {"kubeadmiral.io/cluster-override-policy-name": "ns-labels"}

@@ -1,0 +1,216 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) multicloud.federation contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""federalize_placement's steps on a KubeAdmiral host: a move adds the target, waits until its
+copies are ready, and only then drops the source (KubeAdmiral deletes a dropped cluster's copies at
+once); a weighted spread really gives the new cluster its share; what cannot be done (keeping the
+dropped copies) and bad input are refused before any change."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import pytest
+
+from ansible_collections.multicloud.federation.plugins.module_utils import kubeadmiral_engine as kae
+from ansible_collections.multicloud.federation.plugins.module_utils.federalize import FederalizeError
+from ansible_collections.multicloud.federation.plugins.module_utils.federalize_adoption import Federalizer
+from ansible_collections.multicloud.federation.plugins.module_utils.federation_engine import EngineError
+from ansible_collections.multicloud.federation.plugins.module_utils.placement_change import PlacementChange
+
+from .federalize_world import NAMESPACE
+from .kubeadmiral_world import SOURCE, TARGET, KubeAdmiralWorld, federalize_options
+
+
+class RecordingEngine(kae.KubeAdmiralEngine):
+    """KubeAdmiralEngine that logs each policy change and each wait it is asked about."""
+
+    def __init__(self, control_plane):
+        super(RecordingEngine, self).__init__(control_plane)
+        self.log = []
+
+    def change_policy(self, name, namespace, patch, dry_run=False):
+        self.log.append(("change", patch))
+        return super(RecordingEngine, self).change_policy(name, namespace, patch, dry_run)
+
+    def placement_pending(self, wait, names, namespace=None):
+        problems = super(RecordingEngine, self).placement_pending(wait, names, namespace)
+        self.log.append(("waited", wait[0], list(wait[1]), problems))
+        return problems
+
+
+def federalized_world(**options):
+    """cluster-a's application adopted, as federalize leaves it."""
+    world = KubeAdmiralWorld(**options)
+    Federalizer(world.control_plane, world.engine, world.member_access(), federalize_options(verify=False)).run()
+    world.engine = RecordingEngine(world.control_plane)
+    return world
+
+
+def params(**overrides):
+    values = dict(policy_name="fed-app", namespace=NAMESPACE, clusters=[TARGET], distribution="keep",
+                  weights=None, keep_removed_copies=False, wait_timeout=0)
+    values.update(overrides)
+    return values
+
+
+def change(world, check_mode=False, diff=False, members=(SOURCE, TARGET), **overrides):
+    placement = PlacementChange(world.engine, world.member_access(members), params(**overrides), check_mode, diff)
+    return placement.run(), placement
+
+
+def replicas(member, name="fed-dp-01"):
+    found = member.get("apps/v1", "Deployment", name, NAMESPACE)
+    return found and found["spec"]["replicas"]
+
+
+# --- migrate ----------------------------------------------------------------------------------
+
+def test_migrate_adds_the_target_waits_for_its_ready_copies_then_drops_the_source():
+    world = federalized_world()
+    result, _placement = change(world)
+    assert world.engine.log == [
+        ("change", {"spec": {"placement": [{"cluster": SOURCE}, {"cluster": TARGET}]}}),
+        ("waited", "copies_ready", [TARGET], []),
+        ("change", {"spec": {"placement": [{"cluster": TARGET}]}}),
+        ("waited", "copies_gone", [SOURCE], []),
+    ]
+    assert world.control_plane.placements_seen[1:] == [
+        ("Duplicate", {SOURCE: None, TARGET: None}), ("Duplicate", {TARGET: None})]
+    # No moment without a copy: every object was created in cluster-b before anything left cluster-a.
+    events = world.control_plane.events
+    first_delete = min(i for i, e in enumerate(events) if e[0] == SOURCE and e[1] == "delete")
+    created_in_target = [e[2:] for e in events[:first_delete] if e[0] == TARGET and e[1] == "create"]
+    assert sorted(created_in_target) == sorted([
+        ("Namespace", NAMESPACE), ("ConfigMap", "fed-cm-01"), ("ConfigMap", "fed-cm-02"), ("Secret", "fed-secret-01"),
+        ("Deployment", "fed-dp-01"), ("Deployment", "fed-dp-02"), ("Service", "fed-service-01")])
+    assert world.cluster_a.get("apps/v1", "Deployment", "fed-dp-01", NAMESPACE) is None
+    assert replicas(world.cluster_b) == 3
+    assert result["added"] == [TARGET] and result["removed"] == [SOURCE]
+    assert result["bindings"] == ["fed-cm-01-configmaps", "fed-cm-02-configmaps", "fed-dp-01-deployments.apps",
+                                  "fed-dp-02-deployments.apps", "fed-secret-01-secrets", "fed-service-01-services"]
+    assert result["policy"]["placement"] == [{"cluster": TARGET}]
+
+
+def test_second_run_changes_nothing():
+    world = federalized_world()
+    change(world)
+    writes = len(world.writes())
+    result, _placement = change(world)
+    assert result["changed"] is False and result["steps"] == []
+    assert len(world.writes()) == writes
+
+
+def test_a_target_whose_copies_do_not_become_ready_stops_the_move_before_the_source_is_dropped():
+    world = federalized_world(ready_in=[SOURCE])
+    with pytest.raises(FederalizeError, match="timed out after 0s waiting for copies ready in cluster-b: "
+                                              "fed-dp-01-deployments.apps: 0 of 3 replicas ready in cluster-b"):
+        change(world)
+    assert [entry[0] for entry in world.engine.log] == ["change", "waited"]
+    assert world.control_plane.placements_seen[-1] == ("Duplicate", {SOURCE: None, TARGET: None})
+    assert replicas(world.cluster_a) == 3, "the source keeps its copies"
+
+
+def test_a_load_balancer_without_ingress_is_not_ready():
+    world = federalized_world(ready_in=[SOURCE])
+    with pytest.raises(FederalizeError) as raised:
+        change(world)
+    assert "fed-service-01-services: no load balancer ingress yet in cluster-b" in str(raised.value)
+
+
+def test_keeping_the_source_s_copies_is_refused_instead_of_pretended():
+    world = federalized_world()
+    writes = list(world.writes())
+    with pytest.raises(EngineError, match="keeping the copies in cluster-a cannot be done with KubeAdmiral"):
+        change(world, keep_removed_copies=True)
+    assert world.writes() == writes and world.engine.log == []
+
+
+# --- distribute -------------------------------------------------------------------------------
+
+def test_distribute_duplicated_runs_every_replica_in_both():
+    world = federalized_world()
+    result, _placement = change(world, clusters=[SOURCE, TARGET], distribution="duplicated")
+    assert [step["name"] for step in result["steps"]] == ["add"]
+    assert replicas(world.cluster_a) == 3 and replicas(world.cluster_b) == 3
+
+
+def test_distribute_weighted_gives_the_new_cluster_its_share():
+    world = federalized_world()
+    result, _placement = change(world, clusters=[SOURCE, TARGET], distribution="weighted",
+                                weights={SOURCE: 1, TARGET: 2})
+    assert [step["name"] for step in result["steps"]] == ["add", "finalize"]
+    assert world.control_plane.placements_seen[-2:] == [("Duplicate", {SOURCE: 1, TARGET: 2}),
+                                                        ("Divide", {SOURCE: 1, TARGET: 2})]
+    assert result["policy"]["reschedulePolicy"] == {"replicaRescheduling": {"avoidDisruption": False}}
+    # 3 replicas 1:2; with avoidDisruption left on, cluster-b would have got none.
+    assert (replicas(world.cluster_a), replicas(world.cluster_b)) == (1, 2)
+    assert [entry[1:3] for entry in world.engine.log if entry[0] == "waited"] == [
+        ("copies_ready", [TARGET]), ("copies_ready", [SOURCE, TARGET])]
+
+
+def test_a_divide_policy_that_still_avoids_disruption_would_starve_the_new_cluster():
+    """The fake's scheduler keeps replicas where they run when avoidDisruption is on: what the plan
+    turns off, shown by doing it by hand."""
+    world = federalized_world()
+    world.control_plane.patch(kae.API_VERSION, "PropagationPolicy", "fed-app", {"spec": {
+        "schedulingMode": "Divide", "placement": [{"cluster": SOURCE, "preferences": {"weight": 1}},
+                                                  {"cluster": TARGET, "preferences": {"weight": 2}}]}}, NAMESPACE)
+    assert replicas(world.cluster_b) is None and replicas(world.cluster_a) == 3
+
+
+# --- check mode -------------------------------------------------------------------------------
+
+def test_check_mode_plans_the_steps_and_changes_nothing():
+    world = federalized_world()
+    writes = len(world.writes())
+    result, _placement = change(world, check_mode=True, diff=True)
+    assert result["changed"] is True
+    assert [step["name"] for step in result["steps"]] == ["add", "finalize"]
+    assert result["steps"][0]["wait"] == ["copies_ready", [TARGET]]
+    assert result["steps"][1]["wait"] == ["copies_gone", [SOURCE]]
+    assert result["diff"]["before"]["spec"]["placement"] == [{"cluster": SOURCE}]
+    assert result["diff"]["after"]["spec"]["placement"] == [{"cluster": TARGET}]
+    assert len(world.writes()) == writes and world.engine.log == []
+
+
+# --- refusals, before any change ----------------------------------------------------------------
+
+def refused(world, message, members=(SOURCE, TARGET), **overrides):
+    writes = list(world.writes())
+    with pytest.raises(FederalizeError) as error:
+        change(world, members=members, **overrides)
+    assert message in str(error.value)
+    assert world.writes() == writes and world.engine.log == []
+
+
+def test_unknown_cluster_is_refused():
+    refused(federalized_world(), "unknown cluster(s) nowhere: the KubeAdmiral federation has cluster-a, cluster-b",
+            clusters=[SOURCE, "nowhere"])
+
+
+def test_a_target_that_is_not_ready_is_refused():
+    world = federalized_world()
+    world.control_plane._put(dict(world.control_plane.get(kae.API_VERSION, "FederatedCluster", TARGET), status={
+        "conditions": [{"type": "Joined", "status": "True"},
+                       {"type": "Ready", "status": "False", "message": "cluster is not reachable"}]}))
+    refused(world, "cluster(s) cluster-b (Ready=False: cluster is not reachable) of the KubeAdmiral federation not "
+                   "ready: check the member's API endpoint")
+
+
+def test_missing_policy_is_refused():
+    refused(federalized_world(), "PropagationPolicy fed-demo/other does not exist in the federation control plane "
+                                 "(run federalize first)", policy_name="other")
+
+
+def test_a_taken_node_port_in_the_target_is_refused():
+    world = federalized_world()
+    world.cluster_b._put({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "squatter", "namespace": "default"},
+                          "spec": {"type": "NodePort", "ports": [{"port": 80, "nodePort": 31922}]}})
+    refused(world, "nodePort 31922 of Service fed-demo/fed-service-01 is already allocated in cluster cluster-b")
+
+
+def test_an_added_cluster_outside_kubeadmiral_s_versions_gets_a_warning():
+    world = federalized_world()
+    _result, placement = change(world)
+    assert any("member cluster cluster-b runs Kubernetes v1.32.9" in w for w in placement.warnings)
