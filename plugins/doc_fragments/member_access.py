@@ -21,7 +21,7 @@ options:
     elements: dict
     suboptions:
       name:
-        description: The cluster's name in the federation (its Karmada C(Cluster) object).
+        description: The cluster's name in the federation (its Karmada C(Cluster), its KubeAdmiral C(FederatedCluster)).
         type: str
         required: true
       kubeconfig:

@@ -171,7 +171,8 @@ class FederationEngine(object):
         raise NotImplementedError
 
     def placement_plan(self, policy, clusters, distribution, weights=None, keep_removed=False):
-        """{added, removed, steps: [{name, patch, wait}], final}: policy changes in order, no gap."""
+        """{added, removed, steps: [{name, patch, wait}], final}: policy changes in order, no gap.
+        EngineError, before any change, when ``keep_removed`` asks for what the engine cannot do."""
         raise NotImplementedError
 
     def placement_pending(self, wait, names, namespace=None):

@@ -324,8 +324,9 @@ class KubeAdmiralEngine(FederationEngine):
                 "keeping the copies in %s cannot be done with KubeAdmiral: it deletes a cluster's copies as soon as "
                 "the cluster leaves the placement, and kubeadmiral.io/orphan is honoured only when the federated "
                 "object itself is deleted (kubewharf/kubeadmiral v1.0.0 pkg/controllers/sync/controller.go). Run "
-                "without keep_removed_copies, or distribute to %s and keep %s in the placement"
-                % (", ".join(planned["removed"]), ", ".join(clusters), ", ".join(planned["removed"])))
+                "without keep_removed_copies, or distribute to %s, so that %s keeps its copies (managed)"
+                % (", ".join(planned["removed"]), ", ".join(list(clusters) + planned["removed"]),
+                   ", ".join(planned["removed"])))
         return planned
 
     def _collected_statuses(self, namespace):

@@ -34,6 +34,9 @@ __metaclass__ = type
 
 import copy
 
+# A JSON merge patch (RFC 7386) applied to a copy, as the apiserver applies it.
+from ansible_collections.multicloud.federation.plugins.module_utils.federalize_placement import apply_patch
+
 API_VERSION = "core.kubeadmiral.io/v1alpha1"
 DUPLICATE = "Duplicate"
 DIVIDE = "Divide"
@@ -130,23 +133,6 @@ def same_placement(left, right, mode):
         return True
     weights = dict((e.get("cluster"), _weight(e)) for e in left)
     return all(weights[e.get("cluster")] == _weight(e) for e in right)
-
-
-def apply_patch(policy, patch):
-    """A copy of ``policy`` with a JSON merge patch applied (RFC 7386; lists are replaced)."""
-    result = copy.deepcopy(policy)
-    _merge(result, patch)
-    return result
-
-
-def _merge(target, patch):
-    for key, value in patch.items():
-        if value is None:
-            target.pop(key, None)
-        elif isinstance(value, dict) and isinstance(target.get(key), dict):
-            _merge(target[key], value)
-        else:
-            target[key] = copy.deepcopy(value)
 
 
 def plan(policy, clusters, distribution, weights=None):

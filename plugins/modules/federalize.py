@@ -9,24 +9,40 @@ __metaclass__ = type
 
 DOCUMENTATION = r"""
 module: federalize
-short_description: Adopt resources running in a member cluster into the Karmada control plane
+short_description: Adopt resources running in a member cluster into the federation control plane
 version_added: 0.1.0
 description:
   - Reads the selected resources from one member cluster, turns each into a resource template the
     way C(karmadactl promote) does (member-owned metadata, status, the last-applied and deployment
-    revision annotations and a Service's clusterIP are stripped; the annotation
-    C(work.karmada.io/conflict-resolution=overwrite) is added) and creates it in the Karmada
-    control plane, together with a PropagationPolicy pinned to the source cluster
-    (C(conflictResolution=Overwrite)). Karmada then adopts the running objects in place.
+    revision annotations and a Service's clusterIP are stripped), marks it so that the engine adopts
+    the running object in place, and creates it in the control plane, together with a policy that
+    pins it to the source cluster. The engine then adopts the running objects in place.
+  - B(Karmada) - the annotation C(work.karmada.io/conflict-resolution=overwrite) on every template,
+    and a PropagationPolicy (C(conflictResolution=Overwrite)) whose resource selectors name the
+    selected templates.
+  - B(KubeAdmiral) (the engine of Volcengine DCP) - the annotations
+    C(kubeadmiral.io/conflict-resolution=adopt) and C(kubeadmiral.io/clusters-to-adopt) naming the
+    source cluster only (v1.0.0 adopts nothing without the second), C(kubeadmiral.io/orphan=all) with
+    O(preserve_resources_on_deletion), and on the selected templates the label
+    C(kubeadmiral.io/propagation-policy-name) of a C(core.kubeadmiral.io/v1alpha1) PropagationPolicy
+    (C(schedulingMode=Duplicate), placement the source). KubeAdmiral binds a policy by that label, so
+    resources added by a later run need no policy change; a template already in the host without
+    the label is refused. A kind without a FederatedTypeConfig is refused before any change.
   - With O(follow_dependencies), the ConfigMaps, Secrets, ServiceAccounts and PVCs the pods use are
-    adopted too and follow their workload (C(propagateDeps)).
+    adopted too and follow their workload (Karmada C(propagateDeps); on KubeAdmiral they get the
+    adoption annotations but no policy label, and its follower controller places them where their
+    workloads are).
   - Before anything is created, every template is dry-run on the control plane; if the pod template
     (the whole spec for custom resources) the control plane returns lost or changed a field of the
     member's, the module refuses and lists the fields, because the member would roll its pods.
   - Resources already present in the control plane are left alone (already federated).
-  - With O(verify), after adoption the module waits until the member objects are managed by Karmada
-    and fails if a workload's pods, ReplicaSets or spec changed. Its generation may move by one,
-    because kube-apiserver bumps a Deployment's generation for the annotations Karmada adds.
+  - With O(verify), after adoption the module waits until the member objects carry the engine's
+    managed marker (C(karmada.io/managed=true), C(kubeadmiral.io/managed=true)) and fails if a
+    workload's pods, ReplicaSets or spec changed. Its generation may move by one, because
+    kube-apiserver bumps a Deployment's generation for the annotations the engine adds.
+  - Before any change, the source must be a ready member of the federation (KubeAdmiral - its
+    FederatedCluster Joined and Ready). A source whose Kubernetes version is outside the member
+    versions the engine documents (KubeAdmiral v1.0.0 - 1.16 to 1.24) gets a warning.
   - The module talks to the control plane through the usual connection options and to the source
     member through its O(members) entry.
 author:
@@ -37,7 +53,7 @@ extends_documentation_fragment:
   - multicloud.federation.member_access
 options:
   source_cluster:
-    description: Name of the source member cluster in the federation (its Karmada C(Cluster) object).
+    description: Name of the source member cluster in the federation (its Karmada C(Cluster), its KubeAdmiral C(FederatedCluster)).
     type: str
     required: true
   members:
@@ -48,7 +64,8 @@ options:
   namespace:
     description:
       - Namespace of the selected resources, in the member and in the control plane. Omit for
-        cluster-scoped resources (then a ClusterPropagationPolicy is created).
+        cluster-scoped resources (then a ClusterPropagationPolicy is created, on KubeAdmiral bound by
+        C(kubeadmiral.io/cluster-propagation-policy-name)).
     type: str
   resources:
     description: What to adopt. Every entry must match at least one object in the member.
@@ -73,14 +90,14 @@ options:
         type: list
         elements: str
   follow_dependencies:
-    description: Also adopt what the selected workloads' pods use, and set C(propagateDeps).
+    description: Also adopt what the selected workloads' pods use, and let it follow them (Karmada C(propagateDeps), KubeAdmiral follower scheduling).
     type: bool
     default: true
   policy_name:
     description:
-      - Name of the (Cluster)PropagationPolicy that selects the adopted resources. An existing one
-        gets missing resource selectors added, and only if it still targets exactly the source
-        cluster.
+      - Name of the (Cluster)PropagationPolicy that places the adopted resources. An existing one
+        is used only if it still targets exactly the source cluster; on Karmada it gets missing
+        resource selectors added, on KubeAdmiral new templates carry its label.
     type: str
     required: true
   keep_node_ports:
@@ -91,14 +108,19 @@ options:
     default: true
   preserve_resources_on_deletion:
     description:
-      - C(preserveResourcesOnDeletion) of a new policy (C(karmadactl promote) sets true so that
-        deleting the template rolls adoption back without deleting the running objects).
+      - Deleting a template later leaves the member's objects running (C(karmadactl promote) sets this
+        so that adoption can be rolled back). Karmada - C(preserveResourcesOnDeletion) of a new policy;
+        KubeAdmiral - C(kubeadmiral.io/orphan=all) on every template (honoured when the template is
+        deleted, not when a cluster leaves the placement).
     type: bool
     default: true
   create_namespace:
     description:
-      - Create O(namespace) in the control plane when it is missing there. Karmada then propagates
-        the namespace to every member; it does not adopt the members' existing namespaces.
+      - Create O(namespace) in the control plane when it is missing there; RV(namespace_propagation)
+        says what the engine then does with it. Karmada propagates the namespace to every member and
+        does not adopt the members' existing namespaces. KubeAdmiral propagates it to every member
+        too, adopting it where it exists and creating it elsewhere; deleting it in the host later
+        deletes it (with its contents) where KubeAdmiral created it and leaves the adopted ones.
     type: bool
     default: true
   verify:
@@ -112,14 +134,16 @@ options:
   settle_seconds:
     description:
       - Seconds to wait after the member objects are managed before the pods are compared, so that
-        a rollout Karmada's update would have started is visible.
+        a rollout the engine's update would have started is visible.
     type: int
     default: 5
 notes:
   - Check mode dry-runs everything on the control plane and returns the templates it would create.
   - Secret data never appears in the output or in diffs.
   - Upstream reference, karmada-io/karmada v1.18.2 C(pkg/karmadactl/promote/promote.go),
-    C(pkg/util/prune/prune.go), C(pkg/util/helper/pod.go).
+    C(pkg/util/prune/prune.go), C(pkg/util/helper/pod.go); kubewharf/kubeadmiral v1.0.0
+    C(pkg/util/adoption/conflictresolution.go), C(pkg/controllers/follower/),
+    C(pkg/controllers/nsautoprop/controller.go) (module_utils C(kubeadmiral_engine) names them all).
 requirements:
   - kubernetes >= 24.2.0
 """
@@ -167,6 +191,11 @@ policy:
   description: The propagation policy as it is after the run (as it would be in check mode).
   type: dict
   returned: always
+namespace_propagation:
+  description: What the engine does with O(namespace) now that it was created in the control plane (empty when it existed).
+  type: str
+  returned: always
+  sample: "KubeAdmiral propagates namespace fed-demo from the host to every member cluster (cluster-a, cluster-b): ..."
 round_trip:
   description: Per template, the fields the control plane's dry-run dropped, changed or added.
   type: list

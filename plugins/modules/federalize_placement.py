@@ -9,18 +9,30 @@ __metaclass__ = type
 
 DOCUMENTATION = r"""
 module: federalize_placement
-short_description: Move or spread a federated application between Karmada member clusters
+short_description: Move or spread a federated application between member clusters
 version_added: 0.1.0
 description:
-  - Changes the clusters a Karmada (Cluster)PropagationPolicy places its resources in, without a
-    gap. New clusters are added first; the module waits until every ResourceBinding of the policy
-    (and of the dependencies that follow it) is applied and healthy there; only then are the old
-    clusters dropped.
-  - Karmada deletes a dropped cluster's copy immediately, unless the policy preserves resources on
-    deletion (C(karmadactl promote) and M(multicloud.federation.federalize) set that). Unless
-    O(keep_removed_copies) is set, the module sets C(preserveResourcesOnDeletion=false) first, waits
-    until the dropped clusters' Works carry it, drops the clusters, waits until those Works are gone,
-    and restores the flag. With O(keep_removed_copies) the copies stay, unmanaged, and are reported.
+  - Changes the clusters a (Cluster)PropagationPolicy places its resources in, without a gap. New
+    clusters are added first; the module waits until every resource of the policy (and the
+    dependencies that follow it) is applied and healthy there; only then are the old clusters
+    dropped. The target clusters must be ready members.
+  - B(Karmada) - waits on the ResourceBindings. Karmada deletes a dropped cluster's copy immediately,
+    unless the policy preserves resources on deletion (C(karmadactl promote) and
+    M(multicloud.federation.federalize) set that). Unless O(keep_removed_copies) is set, the module
+    sets C(preserveResourcesOnDeletion=false) first, waits until the dropped clusters' Works carry it,
+    drops the clusters, waits until those Works are gone, and restores the flag. With
+    O(keep_removed_copies) the copies stay, unmanaged, and are reported.
+  - B(KubeAdmiral) - edits C(spec.placement) of the C(core.kubeadmiral.io/v1alpha1) policy. While
+    clusters are added the policy is Duplicate, so every cluster runs the full replica count until
+    the new ones are ready - each FederatedObject synced (C(status.clusters[].status=OK)) and, per
+    its CollectedStatus, each Deployment's replicas ready and each LoadBalancer Service given an
+    ingress; then the final placement applies and the module waits until the dropped clusters' copies
+    are gone. C(weighted) becomes C(schedulingMode=Divide) with the weights as
+    C(placement[].preferences.weight) and C(reschedulePolicy.replicaRescheduling.avoidDisruption=false)
+    (with the default true, an added cluster gets no replicas). KubeAdmiral deletes a dropped
+    cluster's copies as soon as it leaves the placement and honours C(kubeadmiral.io/orphan) only when
+    the federated object is deleted, so O(keep_removed_copies) is refused when clusters would be
+    dropped.
   - Before anything changes, fixed node ports of the policy's Services are checked against the
     Services of every added cluster (read through its O(members) entry); a collision is an error.
 author:
@@ -31,21 +43,22 @@ extends_documentation_fragment:
   - multicloud.federation.member_access
 options:
   policy_name:
-    description: Name of the (Cluster)PropagationPolicy.
+    description: Name of the (Cluster)PropagationPolicy (C(policy.karmada.io) or C(core.kubeadmiral.io)).
     type: str
     required: true
   namespace:
     description: Namespace of the PropagationPolicy; omit for a ClusterPropagationPolicy.
     type: str
   clusters:
-    description: The Karmada clusters the application should run in afterwards.
+    description: The member clusters (their names in the federation) the application should run in afterwards.
     type: list
     elements: str
     required: true
   distribution:
     description:
-      - C(keep) leaves C(placement.replicaScheduling) as it is; C(duplicated) runs every replica in
-        every cluster; C(weighted) divides replicas by O(weights).
+      - C(keep) leaves the replica scheduling as it is (Karmada C(placement.replicaScheduling),
+        KubeAdmiral C(schedulingMode)); C(duplicated) runs every replica in every cluster; C(weighted)
+        divides replicas by O(weights).
     type: str
     choices: [keep, duplicated, weighted]
     default: keep
@@ -69,7 +82,9 @@ options:
 notes:
   - Check mode validates everything and returns the planned steps without changing the policy.
   - Upstream reference, karmada-io/karmada v1.18.2 C(pkg/controllers/binding/binding_controller.go)
-    (removeOrphanWorks), C(pkg/controllers/execution/execution_controller.go) (handleWorkDelete).
+    (removeOrphanWorks), C(pkg/controllers/execution/execution_controller.go) (handleWorkDelete);
+    kubewharf/kubeadmiral v1.0.0 C(pkg/controllers/sync/controller.go) (removal on a placement change),
+    C(pkg/controllers/scheduler/framework/plugins/rsp/rsp.go) (Divide), module_utils C(kubeadmiral_placement).
 requirements:
   - kubernetes >= 24.2.0
 """
@@ -110,7 +125,7 @@ removed:
   elements: str
   returned: always
 bindings:
-  description: The ResourceBindings the module watched.
+  description: What the module watched - the ResourceBindings (Karmada) or FederatedObjects (KubeAdmiral).
   type: list
   elements: str
   returned: always

@@ -123,8 +123,8 @@ def main():
             data = kc.parse_kubeconfig(handle.read().decode("utf-8-sig"), path)
         found = kubeadmiral_join.registration(data, params["context"], os.path.dirname(os.path.abspath(path)), path)
     except (IOError, OSError, UnicodeDecodeError) as error:
-        module.fail_json(msg="the kubeconfig %s of %s cannot be read: %s" % (path, params["name"],
-                                                                          getattr(error, "strerror", None) or "not UTF-8"))
+        reason = getattr(error, "strerror", None) or "not UTF-8"
+        module.fail_json(msg="the kubeconfig %s of %s cannot be read: %s" % (path, params["name"], reason))
     except (kc.KubeconfigError, kubeadmiral_join.JoinError) as error:
         module.fail_json(msg=str(error))
     module.exit_json(

@@ -21,7 +21,9 @@ description:
   - Checks the cluster behind the context before anything is written, so that bad input stops
     before any change. The API must answer C(/version) with these credentials and TLS settings.
     When O(federation_members) is given, the cluster must run a federation engine (O(engine)) that
-    lists each named member cluster as ready (Karmada's C(Cluster) with condition C(Ready=True)).
+    lists each named member cluster as ready (Karmada's C(Cluster) with condition C(Ready=True),
+    KubeAdmiral's C(FederatedCluster) with C(Joined=True) and C(Ready=True)); a missing or unready
+    member stops the check with the engine's own fix in the message.
   - The API is reached through the collection's access layer. C(K8S_AUTH_*) environment variables
     that would send the check to another cluster or identity than the kubeconfig's context, for
     example C(K8S_AUTH_HOST) or C(K8S_AUTH_API_KEY), are refused, naming the variable.

@@ -3,7 +3,7 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """The KubeAdmiral engine, method by method, on FakeClusters: members, the policy a template's
 label names, FederatedObjects, adoption marks, the adoption policy, what a policy places, plans and
-their waits (the orchestration on this engine: test_federalize_kubeadmiral.py,
+their waits (the orchestration on this engine: test_federalize_adoption_kubeadmiral.py,
 test_placement_change_kubeadmiral.py)."""
 
 from __future__ import absolute_import, division, print_function
@@ -44,8 +44,8 @@ def template(kind, name, api_version="v1", namespace=NS, labels=None, annotation
 def fo(name, tmpl, labels=None, follows=None, clusters=(), generation=1):
     obj = {"apiVersion": kae.API_VERSION, "kind": "FederatedObject",
            "metadata": {"name": name, "namespace": NS, "generation": generation, "labels": labels or {}},
-           "spec": {"template": tmpl, "placements": [{"controller": "kubeadmiral.io/global-scheduler",
-                                                       "placement": [{"cluster": c} for c in clusters]}]},
+           "spec": {"template": tmpl, "placements": [
+               {"controller": "kubeadmiral.io/global-scheduler", "placement": [{"cluster": c} for c in clusters]}]},
            "status": {"syncedGeneration": generation, "clusters": [{"cluster": c, "status": "OK"} for c in clusters]}}
     if follows:
         obj["spec"]["follows"] = follows
@@ -78,8 +78,8 @@ def pp(name, clusters=("cluster-a",), namespace=NS):
 
 def test_the_policy_label_names_the_policy_and_a_propagation_policy_wins():
     engine = engine_with(pp("app"), pp("wide", namespace=None))
-    both = template("Deployment", "web", "apps/v1", labels={kae.POLICY_NAME_LABEL: "app",
-                                                           kae.CLUSTER_POLICY_NAME_LABEL: "wide"})
+    labels = {kae.POLICY_NAME_LABEL: "app", kae.CLUSTER_POLICY_NAME_LABEL: "wide"}
+    both = template("Deployment", "web", "apps/v1", labels=labels)
     policy, kind = engine.workload_policy(both)
     assert kind == "PropagationPolicy" and policy["metadata"]["name"] == "app"
     cluster_scoped = template("Namespace", "x", namespace=None, labels={kae.CLUSTER_POLICY_NAME_LABEL: "wide"})
@@ -257,7 +257,8 @@ def test_placement_plan_refuses_to_pretend_it_keeps_removed_copies():
     message = str(raised.value)
     assert message.startswith("keeping the copies in cluster-a cannot be done with KubeAdmiral: it deletes a "
                               "cluster's copies as soon as the cluster leaves the placement")
-    assert "Run without keep_removed_copies, or distribute to cluster-b and keep cluster-a in the placement" in message
+    assert "Run without keep_removed_copies, or distribute to cluster-b, cluster-a, so that cluster-a keeps its " \
+           "copies (managed)" in message
     # Nothing is removed: keeping copies is moot, the plan stands.
     planned = engine.placement_plan(pp("fed-app"), ["cluster-a", "cluster-b"], "duplicated", keep_removed=True)
     assert [s["name"] for s in planned["steps"]] == ["add"]

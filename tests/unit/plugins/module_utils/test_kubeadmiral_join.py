@@ -63,8 +63,8 @@ def test_insecure_needs_no_ca_and_says_so():
      "user 'admin' of context 'internal' has no client certificate and key and no token (it uses exec)"),
     ({"certificate-authority-data": b64(CA)}, {"client-certificate-data": b64(CERT)},
      "has no client certificate and key and no token"),
-    ({"certificate-authority": "/no/such/ca.crt"}, {"token": "t"}, "the certificate-authority file /no/such/ca.crt "
-                                                                    "cannot be read"),
+    ({"certificate-authority": "/no/such/ca.crt"}, {"token": "t"},
+     "the certificate-authority file /no/such/ca.crt cannot be read"),
 ])
 def test_what_cannot_be_stored_is_refused_without_the_credential(cluster, user, message):
     with pytest.raises(kj.JoinError) as raised:

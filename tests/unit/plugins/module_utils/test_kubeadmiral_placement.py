@@ -192,8 +192,8 @@ def test_kinds_without_status_collection_are_ready_when_synced():
     ("Service", {"spec": {"type": "LoadBalancer"}, "status": {"loadBalancer": {"ingress": [{"ip": "1.2.3.4"}]}}}, None),
     ("Service", {"spec": {"type": "ClusterIP"}, "status": {"loadBalancer": {}}}, None),
     ("DaemonSet", {"status": {"numberReady": 1, "desiredNumberScheduled": 2}}, "1 of 2 pods ready"),
-    ("StatefulSet", {"spec": {"replicas": 2}, "status": {"replicas": 2, "readyReplicas": 2, "availableReplicas": 2,
-                                                          "updatedReplicas": 2}}, None),
+    ("StatefulSet", {"spec": {"replicas": 2},
+                     "status": {"replicas": 2, "readyReplicas": 2, "availableReplicas": 2, "updatedReplicas": 2}}, None),
     ("Deployment", {"metadata": {}}, None),
     ("ConfigMap", {"metadata": {}}, None),
 ])

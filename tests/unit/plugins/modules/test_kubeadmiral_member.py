@@ -30,8 +30,8 @@ def write_kubeconfig(path, user):
 
 def test_the_registration_of_a_member(tmp_path, capsys):
     path = write_kubeconfig(tmp_path / "a.kubeconfig", {"token": "s3cr3t"})
-    result = run_module(kubeadmiral_member, capsys, {"name": "cluster-a", "kubeconfig": path, "context": "internal",
-                                                    "_ansible_check_mode": True})
+    args = {"name": "cluster-a", "kubeconfig": path, "context": "internal", "_ansible_check_mode": True}
+    result = run_module(kubeadmiral_member, capsys, args)
     assert result["rc"] == 0 and result["changed"] is False
     assert result["api_endpoint"] == "https://10.0.0.1:6443" and result["credential_kind"] == "token"
     assert result["secret"]["metadata"] == {"name": "cluster-a", "namespace": "kube-admiral-system"}
@@ -45,8 +45,8 @@ def test_a_user_without_a_storable_credential_fails_with_a_message(tmp_path, cap
 
 
 def test_a_missing_kubeconfig_fails_with_a_message(tmp_path, capsys):
-    result = run_module(kubeadmiral_member, capsys, {"name": "cluster-a", "kubeconfig": str(tmp_path / "none"),
-                                                    "context": "internal"})
+    args = {"name": "cluster-a", "kubeconfig": str(tmp_path / "none"), "context": "internal"}
+    result = run_module(kubeadmiral_member, capsys, args)
     assert result["rc"] == 1 and "the kubeconfig %s of cluster-a cannot be read" % (tmp_path / "none") in result["msg"]
 
 
