@@ -122,7 +122,7 @@ def second_stack(*args: str, timeout: float = 1800) -> subprocess.CompletedProce
 def no_join_stack(stack):
     """A 2-member stack beside the session's, members not registered in Karmada."""
     try:
-        second_stack("up", "--no-join", "--members", "2")
+        second_stack("up", "--no-join", "--members", "2", "--engines", "karmada")
         exported = {}
         for line in second_stack("env").stdout.splitlines():
             key, _equals, value = line.removeprefix("export ").partition("=")
