@@ -126,7 +126,7 @@ units: test-tree ## ansible-test units + pytest of tests/unit with the pinned .v
 	  $$pytest tests/unit --ignore=tests/unit/plugins/modules --ignore=tests/unit/plugins/module_utils
 
 integration: collection stack-build stack-up ## integration tests against the local stack
-	$(PY) -m pytest -q tests/integration tests/stack/tests
+	$(PY) -m pytest -q --durations=25 tests/integration tests/stack/tests
 
 test: ## lint, sanity, units, integration (what .ci/run runs)
 	$(MAKE) lint

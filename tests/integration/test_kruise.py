@@ -253,7 +253,7 @@ def test_webhook_role_aimed_at_a_member_fails_and_deletes_nothing(stack, tmp_pat
     run = run_playbook(stack.env, WEBHOOKS_PLAYBOOK, inventory=wrong)
     assert run.returncode != 0
     assert "is not a Karmada control plane" in run.messages(), run.describe()
-    assert "policy.karmada.io" in run.messages()
+    assert "does not serve karmada's member API (cluster.karmada.io/v1alpha1 Cluster)" in run.messages(), run.describe()
     assert run.changed_tasks() == []
     assert webhook_configurations(stack.member("idc1")) == before
 

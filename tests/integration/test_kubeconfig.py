@@ -115,7 +115,7 @@ def test_install_is_idempotent_private_and_prints_no_secret(stack, dest):
     # The federation endpoint answers /version with gitVersion "": reported, not an error.
     assert "(unusable: federation_karmada_version is used)" in first.stdout
     for member in hosts(inventory, "members"):
-        assert re.search(rf"Karmada members: .*\b{re.escape(member)}\b", first.stdout), describe(first)
+        assert re.search(rf"federation members: .*\b{re.escape(member)}\b", first.stdout), describe(first)
 
     second = run_playbook(stack.env, inventory, "-vvv")
     assert second.returncode == 0 and changed(second) == 0, describe(second)
@@ -287,10 +287,15 @@ def test_files_of_the_local_stack_are_private(stack):
             assert mode(Path(hostvars["cluster_kubeconfig"])) == 0o600
 
 
-def test_environment_credentials_do_not_redirect_the_check(stack, dest):
-    """K8S_AUTH_* (set by AWX credentials) must not point the check at another cluster than the file's."""
+def test_environment_credentials_that_would_redirect_requests_are_refused_before_any_install(stack, dest):
+    """K8S_AUTH_* (set by AWX credentials) would send every kubernetes.core request of a later step to
+    another cluster than the inventory's file: the kubeconfig step refuses them, naming each variable,
+    before it installs anything."""
     inventory = install_inventory(stack, dest)
     env = dict(stack.env, K8S_AUTH_HOST=f"https://127.0.0.1:{closed_port()}", K8S_AUTH_API_KEY="not-a-token")
-    result = run_playbook(env, inventory, "--check")
-    assert result.returncode == 0, describe(result)
+    result = run_playbook(env, inventory)
+    assert result.returncode != 0, describe(result)
+    assert "the environment sets K8S_AUTH_HOST, K8S_AUTH_API_KEY" in result.stdout, describe(result)
+    assert "Unset them" in result.stdout, describe(result)
     assert "not-a-token" not in result.stdout
+    assert not list(dest.glob("*.kubeconfig")), "a kubeconfig was installed before the refusal"
