@@ -89,6 +89,9 @@ class FederationEngine(object):
     # What to do about an inventory member the engine does not list, and about one that is not ready.
     join_hint = ""
     not_ready_hint = ""
+    # Whether an override policy applies to the templates that carry its label (KubeAdmiral, at most
+    # one policy of each kind per template) instead of selecting them itself (Karmada).
+    override_binds_objects = False
 
     def __init__(self, control_plane):
         self.control_plane = control_plane
@@ -181,6 +184,17 @@ class FederationEngine(object):
 
     def delivered_objects(self, clusters, names, namespace=None):
         """Per cluster, the objects the placement records ``names`` delivered there."""
+        raise NotImplementedError
+
+    # Overrides: what differs per cluster.
+    def override_policy_kind(self, namespace=None):
+        """The override policy's kind: namespaced, or cluster-scoped when namespace is None. Both engines
+        name them alike (Karmada policy.karmada.io, KubeAdmiral core.kubeadmiral.io)."""
+        return "OverridePolicy" if namespace else "ClusterOverridePolicy"
+
+    def apply_overrides(self, rule_set, selected, dry_run=False):
+        """Bring the engine's override policies to ``rule_set`` (a federation_overrides.RuleSet); ``selected``
+        are the templates its selectors match on the control plane. {changed, policies, bindings, before, after}."""
         raise NotImplementedError
 
 

@@ -358,11 +358,6 @@ class KarmadaEngine(FederationEngine):
     # Karmada applies every (Cluster)OverridePolicy whose resourceSelectors select a template, in
     # order (pkg/util/overridemanager/overridemanager.go), so each rule set is a policy of its own
     # name, and a selector may name templates that do not exist yet.
-    override_binds_objects = False
-
-    def override_policy_kind(self, namespace=None):
-        return "OverridePolicy" if namespace else "ClusterOverridePolicy"
-
     def apply_overrides(self, rule_set, selected, dry_run=False):
         """Create, update or delete the policy of ``rule_set`` (a federation_overrides.RuleSet).
         ``selected`` is unused: the policy's resourceSelectors select the templates."""

@@ -379,9 +379,6 @@ class KubeAdmiralEngine(FederationEngine):
                                "ClusterOverridePolicy": "kubeadmiral.io/cluster-override-policy-name"}
     override_binds_objects = True
 
-    def override_policy_kind(self, namespace=None):
-        return "OverridePolicy" if namespace else "ClusterOverridePolicy"
-
     def apply_overrides(self, rule_set, selected, dry_run=False):
         """Bring the policies of the templates ``rule_set`` (a federation_overrides.RuleSet) selects
         (``selected``, read from the host) to its rules; an absent rule set is taken out of them."""

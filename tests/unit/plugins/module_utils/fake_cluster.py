@@ -110,3 +110,18 @@ def _merge(target, patch):
             _merge(target[key], value)
         else:
             target[key] = copy.deepcopy(value)
+
+
+class FakeTime(object):
+    """A clock and a sleep for cluster_access.poll: sleeping moves the clock, and every pause is recorded."""
+
+    def __init__(self):
+        self.now = 0.0
+        self.pauses = []
+
+    def clock(self):
+        return self.now
+
+    def sleep(self, seconds):
+        self.pauses.append(round(seconds, 3))
+        self.now += seconds

@@ -15,6 +15,7 @@ from kubernetes.client.rest import ApiException
 from kubernetes.dynamic.exceptions import ResourceNotFoundError, api_exception
 
 from ansible_collections.multicloud.federation.plugins.module_utils import cluster_access as ca
+from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.fake_cluster import FakeTime
 
 
 def dynamic_error(status, body, reason="Not Found"):
@@ -173,19 +174,6 @@ def test_writes_to_an_api_that_is_not_served_say_so():
 
 
 # --- the one wait loop ------------------------------------------------------------------------
-class FakeTime(object):
-    def __init__(self):
-        self.now = 0.0
-        self.pauses = []
-
-    def clock(self):
-        return self.now
-
-    def sleep(self, seconds):
-        self.pauses.append(round(seconds, 3))
-        self.now += seconds
-
-
 def test_poll_backs_off_and_keeps_the_deadline():
     fake = FakeTime()
     done, value, waited = ca.poll(lambda: (False, fake.now), timeout=20, interval=1, max_interval=4,

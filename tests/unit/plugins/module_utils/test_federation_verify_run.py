@@ -25,7 +25,7 @@ from ansible_collections.multicloud.federation.plugins.module_utils.federation_v
     outcome,
     write_report,
 )
-from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.test_cluster_access import FakeTime
+from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.fake_cluster import FakeTime
 from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.fake_federation import (
     members_access,
     world,

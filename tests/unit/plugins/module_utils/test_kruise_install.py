@@ -36,7 +36,7 @@ from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.k
     crd,
     kruise_member,
 )
-from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.test_cluster_access import FakeTime
+from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.fake_cluster import FakeTime
 
 ALL = ["crds", "webhooks", "dry_run"]
 
