@@ -174,8 +174,9 @@ class Federalizer(object):
         for name in entry.get("names") or []:
             obj = self.member.get(api_version, kind, name, self.namespace)
             if obj is None:
-                raise FederalizeError("%s %s%s not found in %s" % (
-                    kind, self.namespace + "/" if self.namespace else "", name, self.member.name))
+                raise FederalizeError("%s %s%s not found in %s: check the resource names and the namespace "
+                                      "(federalize_resources, federalize_namespace)" % (
+                                          kind, self.namespace + "/" if self.namespace else "", name, self.member.name))
             objs.append(obj)
         if entry.get("label_selectors"):
             selector = ",".join(entry["label_selectors"])

@@ -158,6 +158,15 @@ def prepared_files(files, remove):
     return result
 
 
+def check_chart_version(meta, version, src):
+    """Refuse a chart whose Chart.yaml version is not ``version``: Helm ignores ``--version`` for a
+    local directory or archive, so a mismatch would silently install another version."""
+    if version and meta["version"] != version:
+        raise ChartSourceError(
+            "%s holds chart %s %s, not version %s: point the chart reference at a %s %s chart, or ask for "
+            "version %s" % (src, meta["name"], meta["version"], version, meta["name"] or "the", version, meta["version"]))
+
+
 def chart_metadata(files):
     """name, version and kubeVersion read from Chart.yaml (line-based, top-level keys only)."""
     text = files["Chart.yaml"].decode("utf-8")

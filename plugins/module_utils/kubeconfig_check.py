@@ -36,6 +36,10 @@ def check_cluster(data, context, server, origin, members, engine, timeout, conne
         raise CheckFailed("%s. Check the access mode (cluster_access: internal needs the VPC, external the public "
                           "endpoint), the network path and the credentials" % error)
     except cluster_access.ApiError as error:
+        if error.status == 401:
+            raise CheckFailed("%s rejects the kubeconfig's credentials (HTTP 401 Unauthorized): its token or client "
+                              "certificate is wrong, revoked or expired. Download the kubeconfig again (or renew the "
+                              "token) and install it" % cluster.name)
         raise CheckFailed("%s cannot be reached: %s. Check the access mode (cluster_access: internal needs the VPC, "
                           "external the public endpoint), the network path and the credentials"
                           % (cluster.name, str(error).split(": ", 1)[-1]))

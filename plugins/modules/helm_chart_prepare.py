@@ -42,9 +42,15 @@ options:
     type: path
     required: true
   dest:
-    description: Directory to hold the prepared chart (its C(Chart.yaml) directly inside). Created if missing.
+    description:
+      - Directory to hold the prepared chart (its C(Chart.yaml) directly inside). Created if missing.
+      - Omitted, the module only reads and checks the chart (O(version)) and writes nothing.
     type: path
-    required: true
+  version:
+    description:
+      - The chart version asked for. A chart whose C(Chart.yaml) has another version is refused before
+        anything is written (Helm ignores C(--version) for a local chart, so it would install the other one).
+    type: str
   remove_kube_version:
     description:
       - C(auto) removes C(kubeVersion) only when Helm cannot parse O(server_version) (an empty one, as
@@ -88,7 +94,7 @@ reason:
   sample: the server reports an empty gitVersion, which Helm cannot parse
 path:
   description: The prepared chart directory (O(dest)), usable as C(chart_ref) of kubernetes.core.helm.
-  returned: always
+  returned: when O(dest) is given
   type: str
 files_written:
   description: Chart files that were (or in check mode would be) written or removed in O(dest).
@@ -104,6 +110,7 @@ from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.multicloud.federation.plugins.module_utils.helm_chart import (
     ChartSourceError,
     chart_metadata,
+    check_chart_version,
     kube_version_removal,
     prepared_files,
     read_chart_archive,
@@ -156,7 +163,8 @@ def main():
     module = AnsibleModule(
         argument_spec=dict(
             src=dict(type="path", required=True),
-            dest=dict(type="path", required=True),
+            dest=dict(type="path"),
+            version=dict(type="str"),
             remove_kube_version=dict(type="str", choices=["auto", "always", "never"], default="auto"),
             server_version=dict(type="str"),
         ),
@@ -167,12 +175,13 @@ def main():
         module.fail_json(msg="server_version is required with remove_kube_version=auto (it may be an empty string)")
     try:
         files = read_source(params["src"])
+        meta = chart_metadata(files)
+        check_chart_version(meta, params["version"], params["src"])
     except (ChartSourceError, IOError, OSError) as exc:
-        module.fail_json(msg="cannot read the chart: %s" % exc)
-    meta = chart_metadata(files)
+        module.fail_json(msg="cannot use the chart: %s" % exc)
     remove, reason = kube_version_removal(params["remove_kube_version"], meta["kubeVersion"], params["server_version"])
     wanted = prepared_files(files, remove)
-    current = read_dest(params["dest"])
+    current = read_dest(params["dest"]) if params["dest"] else wanted
     differing = sorted(rel for rel in set(wanted) | set(current) if wanted.get(rel) != current.get(rel))
     if differing and not module.check_mode:
         if not os.path.isdir(params["dest"]):
@@ -183,8 +192,8 @@ def main():
         chart=meta,
         kube_version_removed=remove,
         reason=reason,
-        path=params["dest"],
         files_written=differing,
+        **({"path": params["dest"]} if params["dest"] else {})
     )
 
 

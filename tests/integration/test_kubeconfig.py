@@ -238,7 +238,7 @@ def test_two_hosts_in_federation(stack, dest):
     (name, hostvars), = federation.items()
     federation["second-fleet"] = dict(hostvars, cluster_kubeconfig=str(dest / "second-fleet.kubeconfig"))
     refused(stack, dest, inventory,
-            f"group federation must hold exactly one host, the Karmada control plane, but holds 2 ({name}, second-fleet)")
+            f"group federation must hold exactly one host, the federation control plane, but holds 2 ({name}, second-fleet)")
 
 
 def test_member_karmada_does_not_list(stack, dest):

@@ -16,6 +16,7 @@ from ansible_collections.multicloud.federation.plugins.module_utils.helm_chart i
     ChartSourceError,
     chart_kube_version,
     chart_metadata,
+    check_chart_version,
     helm_can_parse_version,
     kube_version_removal,
     prepared_files,
@@ -122,3 +123,15 @@ def test_bad_chart_archives_are_refused(files, top):
 def test_not_an_archive():
     with pytest.raises(ChartSourceError):
         read_chart_archive(b"not a tarball")
+
+
+def test_a_chart_of_the_version_asked_for_passes():
+    check_chart_version({"name": "kruise", "version": "1.9.0"}, "1.9.0", "/charts/kruise")
+    check_chart_version({"name": "kruise", "version": "1.9.0"}, None, "/charts/kruise")
+
+
+def test_a_local_chart_of_another_version_is_refused_naming_both():
+    with pytest.raises(ChartSourceError, match=r"/charts/kruise holds chart kruise 1\.9\.0, not version 9\.9\.9: "
+                                               r"point the chart reference at a kruise 9\.9\.9 chart, or ask for version 1\.9\.0"):
+        check_chart_version({"name": "kruise", "version": "1.9.0"}, "9.9.9", "/charts/kruise")
+
