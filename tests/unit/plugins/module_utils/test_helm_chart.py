@@ -134,4 +134,3 @@ def test_a_local_chart_of_another_version_is_refused_naming_both():
     with pytest.raises(ChartSourceError, match=r"/charts/kruise holds chart kruise 1\.9\.0, not version 9\.9\.9: "
                                                r"point the chart reference at a kruise 9\.9\.9 chart, or ask for version 1\.9\.0"):
         check_chart_version({"name": "kruise", "version": "1.9.0"}, "9.9.9", "/charts/kruise")
-
