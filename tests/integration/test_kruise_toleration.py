@@ -10,6 +10,8 @@ members as that file does (the regular chart, affinity placement).
 from __future__ import annotations
 
 import json
+import re
+import shutil
 
 import pytest
 
@@ -28,6 +30,17 @@ def charts(stack):
     wait_for((L.kruise_chart_no_affinity / "Chart.yaml").exists, "the no-affinity fixture chart",
              timeout=1800, interval=15)
     return {"regular": str(L.kruise_chart), "no_affinity": str(L.kruise_chart_no_affinity)}
+
+
+@pytest.fixture(scope="module")
+def old_chart(tmp_path_factory) -> str:
+    """The stack's chart relabelled as chart version 1.6.4 (before kruise-daemon found cri-dockerd):
+    what the role decides depends on kruise_chart_version, which must match the local chart's own."""
+    chart = tmp_path_factory.mktemp("charts") / "kruise-1.6.4"
+    shutil.copytree(L.kruise_chart, chart)
+    text = (chart / "Chart.yaml").read_text()
+    (chart / "Chart.yaml").write_text(re.sub(r"(?m)^version:.*$", "version: 1.6.4", text))
+    return str(chart)
 
 
 def members(stack, chart, *args, **extra):
@@ -110,16 +123,16 @@ def docker_node(stack):
     member.kubectl("delete", "node", DOCKER_NODE, "--ignore-not-found")
 
 
-def test_cri_dockerd_with_an_old_chart_fails_early_when_asked(stack, charts, docker_node):
-    run = members(stack, charts["regular"], "--limit", "idc1", kruise_chart_version="1.6.4", kruise_cri_dockerd="fail")
+def test_cri_dockerd_with_an_old_chart_fails_early_when_asked(stack, old_chart, docker_node):
+    run = members(stack, old_chart, "--limit", "idc1", kruise_chart_version="1.6.4", kruise_cri_dockerd="fail")
     assert run.returncode != 0
     assert DOCKER_NODE in run.messages() and "daemon.socketFile=cri-dockerd.sock" in run.messages(), run.describe()
     assert run.changed_tasks() == []
 
 
-def test_cri_dockerd_with_an_old_chart_sets_the_socket_file(stack, charts, docker_node):
+def test_cri_dockerd_with_an_old_chart_sets_the_socket_file(stack, old_chart, docker_node):
     # Check mode with --diff shows the upgrade helm-diff would make, without making it.
-    run = members(stack, charts["regular"], "--limit", "idc1", "--check", "--diff", kruise_chart_version="1.6.4")
+    run = members(stack, old_chart, "--limit", "idc1", "--check", "--diff", kruise_chart_version="1.6.4")
     assert run.returncode == 0, run.describe()
     helm = run.result(HELM_TASK, "idc1")
     assert helm["changed"] is True

@@ -101,3 +101,25 @@ def test_missing_source_and_missing_server_version(capsys, tmp_path):
     assert result["rc"] == 1 and "does not exist" in result["msg"]
     result = run(capsys, src=str(tmp_path), dest=str(tmp_path / "d"))
     assert result["rc"] == 1 and "server_version is required" in result["msg"]
+
+
+def test_without_dest_the_chart_is_only_read_and_checked(capsys, tmp_path, chart_dir):
+    before = sorted(os.listdir(str(tmp_path)))
+    result = run(capsys, src=str(chart_dir), version="1.9.0", remove_kube_version="never")
+    assert result["rc"] == 0 and result["changed"] is False, result
+    assert result["chart"]["version"] == "1.9.0" and "path" not in result
+    assert sorted(os.listdir(str(tmp_path))) == before
+
+
+def test_a_chart_of_another_version_is_refused_before_anything_is_written(capsys, tmp_path, chart_dir):
+    dest = tmp_path / "prepared"
+    result = run(capsys, src=str(chart_dir), dest=str(dest), version="1.5.1", server_version="")
+    assert result["rc"] == 1
+    assert "holds chart kruise 1.9.0, not version 1.5.1" in result["msg"], result
+    assert not dest.exists()
+
+
+def test_a_directory_that_is_not_a_chart_is_refused(capsys, tmp_path):
+    (tmp_path / "README.md").write_text("no chart here")
+    result = run(capsys, src=str(tmp_path), version="1.9.0", remove_kube_version="never")
+    assert result["rc"] == 1 and "has no Chart.yaml" in result["msg"], result
