@@ -216,7 +216,7 @@ def _summary(result, masked=False):
     if result.get("censored") or masked:
         return "the result is hidden (no_log)"
     if result.get("command"):
-        return "would run: %s" % _strip_credentials(str(result["command"]))
+        return "command: %s" % _strip_credentials(str(result["command"]))
     return "changed, without a field diff"
 
 
@@ -278,8 +278,9 @@ def render_markdown(report, title="Federation drift"):
     if report["clean"]:
         lines.append("No drift: every step reports its objects as desired (phase %s)." % report["phase"])
     else:
-        lines.append("%d drifted field(s), %d failed step(s) (phase %s)." % (
-            report["count"], len(report["failures"]), report["phase"]))
+        what = "field(s) changed by the remediation" if report["phase"] == "remediate" else "drifted field(s)"
+        lines.append("%d %s, %d failed step(s) (phase %s)." % (
+            report["count"], what, len(report["failures"]), report["phase"]))
     if report.get("remediated") is not None:
         lines.append("")
         lines.append("Remediation ran: %s." % ("yes" if report["remediated"] else "no"))

@@ -155,7 +155,7 @@ def test_the_markdown_has_one_table_row_per_field_and_shortens_long_values():
     assert "Remediation ran: no." in markdown
     release = step_rows("idc1", "kruise", [{"task": "release", "object": "HelmRelease default/kruise"}],
                         [{"changed": True, "command": "helm upgrade -i kruise /charts/kruise"}])
-    assert "`would run: helm upgrade -i kruise /charts/kruise`" in render_markdown(build_report(release))
+    assert "`command: helm upgrade -i kruise /charts/kruise`" in render_markdown(build_report(release))
     clean = render_markdown(build_report([], phase="verify", remediated=True))
     assert "No drift" in clean and "|" not in clean
 
