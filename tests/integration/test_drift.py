@@ -26,6 +26,7 @@ import pytest
 
 from tests.integration.conftest import Cluster, wait_for
 from tests.integration.federalize_support import playbook
+from tests.integration.kruise_support import recreated_webhook_configuration
 from tests.integration.playbook_runner import PlaybookRun, run_playbook, stack_inventory
 # The fixture (host and members) of the KubeAdmiral stack test: imported so pytest uses it here.
 from tests.integration.test_stack_kubeadmiral import kubeadmiral  # noqa: F401 pylint: disable=unused-import
@@ -170,17 +171,7 @@ def override_policy(karmada: Cluster) -> dict:
 
 def apply_the_drifts(fed: Federations) -> None:
     karmada = fed.karmada
-    karmada.apply({
-        "apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingWebhookConfiguration",
-        "metadata": {"name": WEBHOOK},
-        "webhooks": [{
-            "name": "vuniteddeployment.kb.io", "admissionReviewVersions": ["v1"], "sideEffects": "None",
-            "failurePolicy": "Fail",
-            "clientConfig": {"url": "https://127.0.0.1:1/validate-apps-kruise-io-v1alpha1-uniteddeployment"},
-            "rules": [{"apiGroups": ["apps.kruise.io"], "apiVersions": ["v1alpha1"], "operations": ["CREATE"],
-                       "resources": ["uniteddeployments"]}],
-        }],
-    })
+    karmada.apply(recreated_webhook_configuration(WEBHOOK))
     weights = karmada.get("propagationpolicy", "demo", "-n", "default")["spec"]["placement"]["replicaScheduling"][
         "weightPreference"]["staticWeightList"]
     assert weights[0]["targetCluster"]["clusterNames"] == ["idc1"] and weights[0]["weight"] == 1, weights
