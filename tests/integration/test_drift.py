@@ -250,6 +250,9 @@ EXPECTED_CHECK_CHANGES = {
 }
 
 
+VERIFY_REPORT = ("karmada", "Verify the UnitedDeployment's split across clusters and subsets")
+
+
 def test_drift_is_detected_reported_and_repaired_on_both_engines(federations):
     fed = federations
     apply_the_drifts(fed)
@@ -267,7 +270,9 @@ def test_drift_is_detected_reported_and_repaired_on_both_engines(federations):
     assert "| idc1 | kruise | DaemonSet kruise-system/kruise-daemon | spec.template.spec.affinity |" in markdown
     check = runs["check"]
     assert check.returncode == 0 and not check.failed_hosts(), check
-    assert {(host, task) for host, task, _items in check.changed_tasks()} == EXPECTED_CHECK_CHANGES, check
+    changed = {(host, task) for host, task, _items in check.changed_tasks()}
+    # verify reads only; its report file would change when the edited weight has moved replicas.
+    assert EXPECTED_CHECK_CHANGES <= changed <= EXPECTED_CHECK_CHANGES | {VERIFY_REPORT}, check
     assert [items for host, task, items in check.changed_tasks() if "webhook" in task] == [
         [f"ValidatingWebhookConfiguration {WEBHOOK}"]], check
     # Check mode changed nothing.
