@@ -248,6 +248,14 @@ class Cluster(object):
     def serves(self, api_version, kind):
         return self.resource(api_version, kind) is not None
 
+    def serves_now(self, api_version, kind):
+        """Whether the cluster serves kind now, confirmed by reading one object: a discovery cache
+        written before the CRD was deleted still lists it (the read then refreshes discovery once)."""
+        def call(resource):
+            self._client.get(resource, **self._params(dict(limit=1)))
+            return True
+        return self._call(api_version, kind, call, lambda: False)
+
     def namespaced(self, api_version, kind):
         resource = self.require(api_version, kind)
         return bool(resource.namespaced)

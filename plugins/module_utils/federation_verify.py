@@ -496,6 +496,14 @@ class Verification(object):
         except (ApiError, AccessError) as error:
             return {"error": _reason(error, member["name"])}
 
+    def missing_template(self):
+        """Why there is nothing to verify yet (the UnitedDeployment, or its API, does not exist on the
+        control plane), or None when there is."""
+        if self.engine.control_plane.get(self.api_version, "UnitedDeployment", self.name, self.namespace) is None:
+            return "the UnitedDeployment %s/%s (%s) does not exist on the control plane" % (
+                self.namespace, self.name, self.api_version)
+        return None
+
     def look(self):
         """(evaluate()'s result or None when the template does not exist, its problems)."""
         template = self.engine.control_plane.get(self.api_version, "UnitedDeployment", self.name, self.namespace)

@@ -46,13 +46,43 @@ options:
     description: Seconds to wait for each API request.
     type: int
     default: 15
+  kinds:
+    description:
+      - API kinds to look up in the cluster's discovery (RV(kinds)), for example a custom resource whose CRD an
+        earlier step installs. Discovery is refreshed when a kind is not found, so a CRD installed since the last
+        run is seen.
+    type: list
+    elements: dict
+    default: []
+    suboptions:
+      api_version:
+        description: C(group/version) (C(v1) for the core group).
+        type: str
+        required: true
+      kind:
+        description: The kind.
+        type: str
+        required: true
+    version_added: 0.2.0
 notes:
   - Check mode is fully supported; the module never changes anything.
+  - RV(check_mode) tells later tasks whether the task ran in check mode. C(ansible_check_mode) follows only the
+    command line's C(--check); a task, block or include with the C(check_mode) keyword (as
+    C(playbooks/drift.yml) runs the steps) is in check mode without it.
 requirements:
   - kubernetes
 """
 
 EXAMPLES = r"""
+- name: Tell whether the control plane serves UnitedDeployments yet
+  multicloud.federation.cluster_info:
+    kubeconfig: "{{ cluster_kubeconfig }}"
+    context: "{{ cluster_context | default(cluster_access) }}"
+    kinds:
+      - api_version: apps.kruise.io/v1beta1
+        kind: UnitedDeployment
+  register: control_plane
+
 - name: Check how every cluster is reached before any change
   multicloud.federation.cluster_info:
     kubeconfig: "{{ cluster_kubeconfig }}"
@@ -79,6 +109,19 @@ engine:
   returned: when O(federation=true)
   type: str
   sample: kubeadmiral
+check_mode:
+  description: Whether this task ran in check mode (command line C(--check) or the task's C(check_mode) keyword).
+  returned: always
+  type: bool
+  version_added: 0.2.0
+  sample: true
+kinds:
+  description: The O(kinds), each with C(served) (whether the cluster serves it now).
+  returned: always
+  type: list
+  elements: dict
+  version_added: 0.2.0
+  sample: [{api_version: apps.kruise.io/v1beta1, kind: UnitedDeployment, served: false}]
 member_version_supported:
   description: Whether the version is inside the member versions O(member_of_engine) documents (null when it says none, or the version is unusable).
   returned: when O(member_of_engine) is set
@@ -107,7 +150,9 @@ def argspec():
     spec = copy.deepcopy(AUTH_ARG_SPEC)
     spec.update(copy.deepcopy(ENGINE_ARG_SPEC))
     spec.update(federation=dict(type="bool", default=False), request_timeout=dict(type="int", default=15),
-                member_of_engine=dict(type="str", choices=list(ENGINES)), cluster_name=dict(type="str"))
+                member_of_engine=dict(type="str", choices=list(ENGINES)), cluster_name=dict(type="str"),
+                kinds=dict(type="list", elements="dict", default=[],
+                           options=dict(api_version=dict(type="str", required=True), kind=dict(type="str", required=True))))
     return spec
 
 
@@ -117,7 +162,9 @@ def main():
     try:
         cluster = cluster_access.connect_control_plane(
             module, params["cluster_name"] or "context %s" % (params.get("context") or "(current)"), params["request_timeout"])
-        result = dict(changed=False, server_version=interpret_version(cluster.version()))
+        result = dict(changed=False, check_mode=module.check_mode, server_version=interpret_version(cluster.version()))
+        result["kinds"] = [dict(api_version=entry["api_version"], kind=entry["kind"],
+                                served=cluster.serves_now(entry["api_version"], entry["kind"])) for entry in params["kinds"]]
         if params["federation"]:
             result["engine"] = federation_engine(cluster, params["engine"]).name
     except (cluster_access.AccessError, cluster_access.ApiError, EngineError) as error:

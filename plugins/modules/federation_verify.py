@@ -97,7 +97,10 @@ options:
 attributes:
   check_mode:
     support: full
-    details: Waits and compares the same way; the report files are not written, C(changed) says whether they would change.
+    details:
+      - Waits and compares the same way; the report files are not written, C(changed) says whether they would change.
+      - When the UnitedDeployment (or its CRD) does not exist yet, as on a federation where the steps before would
+        create it, returns at once with RV(pending) and none of the other values, instead of waiting O(timeout).
   diff_mode:
     support: none
   platform:
@@ -117,45 +120,51 @@ EXAMPLES = r"""
 """
 
 RETURN = r"""
+pending:
+  description: In check mode, why there is nothing to verify yet (the UnitedDeployment or its API does not exist).
+  returned: in check mode, when the UnitedDeployment does not exist
+  type: str
+  version_added: 0.2.0
+  sample: the UnitedDeployment default/demo (apps.kruise.io/v1beta1) does not exist on the control plane
 table:
   description: One row per cluster and subset (and a C((total)) row per cluster).
-  returned: always
+  returned: unless RV(pending)
   type: list
   elements: dict
   sample: [{cluster: idc1, subset: regular, expected: 1, actual: 1, ready: 1, expected_updated: 1, updated: 1}]
 table_text:
   description: The table as text.
-  returned: always
+  returned: unless RV(pending)
   type: str
 aggregated:
   description: The control plane's replicas, readyReplicas and updatedReplicas - expected, actual and the members' sum.
-  returned: always
+  returned: unless RV(pending)
   type: dict
 expected_division:
   description: Replicas per cluster Karmada should schedule.
-  returned: always
+  returned: unless RV(pending)
   type: dict
   sample: {idc1: 2, test-ucs: 4}
 scheduled:
   description: Replicas per cluster in ResourceBinding.spec.clusters.
-  returned: always
+  returned: unless RV(pending)
   type: dict
 uid:
   description: The resource template's UID (the division's tie-break).
-  returned: always
+  returned: unless RV(pending)
   type: str
 weights:
   description: The live policy's weight of each candidate cluster.
-  returned: always
+  returned: unless RV(pending)
   type: dict
 problems:
   description: Every difference (empty when verified).
-  returned: always
+  returned: unless RV(pending)
   type: list
   elements: str
 notes:
   description: What was accepted and why (for example random weight ties before Karmada v1.16).
-  returned: always
+  returned: unless RV(pending)
   type: list
   elements: str
 report:
@@ -164,7 +173,7 @@ report:
   type: dict
 waited:
   description: Seconds spent waiting.
-  returned: always
+  returned: unless RV(pending)
   type: float
 """
 
@@ -237,6 +246,12 @@ def main():
         verification = Verification(engine, params["members"], params["name"], params["namespace"],
                                     params["api_version"], karmada_version,
                                     virtual_kubelet_label=(label.get("key"), label.get("value")))
+        # Check mode on a federation where the steps before would create the UnitedDeployment (or
+        # its CRD): nothing to wait for.
+        missing = verification.missing_template() if module.check_mode else None
+        if missing:
+            module.exit_json(changed=False, pending=missing,
+                             msg="check mode: nothing to verify yet, %s (the steps before would create it)" % missing)
         result, problems, waited = verification.run(params["timeout"], max(1, params["poll_interval"]))
     except (AccessError, ApiError, EngineError) as error:
         module.fail_json(msg=str(error))

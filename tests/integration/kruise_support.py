@@ -23,3 +23,19 @@ def run_playbook(stack_env: dict, playbook: str, *args: str, inventory: Path = I
     run = run_collection_playbook(playbook, inventory, env=stack_env, extra_vars=extra_vars, args=args,
                                   expect_failure=None, timeout=timeout)
     return KruisePlaybookRun(**vars(run))
+
+
+def recreated_webhook_configuration(name: str = "kruise-validating-webhook-configuration") -> dict:
+    """Kruise's validating webhook configuration as a `helm upgrade` on the control plane brings it back
+    (nothing serves it there: the URL answers nothing)."""
+    return {
+        "apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingWebhookConfiguration",
+        "metadata": {"name": name},
+        "webhooks": [{
+            "name": "vuniteddeployment.kb.io", "admissionReviewVersions": ["v1"], "sideEffects": "None",
+            "failurePolicy": "Fail",
+            "clientConfig": {"url": "https://127.0.0.1:1/validate-apps-kruise-io-v1alpha1-uniteddeployment"},
+            "rules": [{"apiGroups": ["apps.kruise.io"], "apiVersions": ["v1alpha1"], "operations": ["CREATE"],
+                       "resources": ["uniteddeployments"]}],
+        }],
+    }

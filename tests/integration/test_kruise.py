@@ -19,7 +19,7 @@ import pytest
 import yaml
 
 from tests.integration.conftest import wait_for
-from tests.integration.kruise_support import INVENTORY, run_playbook
+from tests.integration.kruise_support import INVENTORY, recreated_webhook_configuration, run_playbook
 from tests.stack.layout import layout
 
 L = layout()
@@ -216,17 +216,7 @@ def test_check_mode_on_the_converged_stack_changes_nothing(stack, chart_vars):
 
 def test_recreated_webhook_configuration_is_reported_then_removed(stack):
     karmada = stack.karmada()
-    karmada.apply({
-        "apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingWebhookConfiguration",
-        "metadata": {"name": "kruise-validating-webhook-configuration"},
-        "webhooks": [{
-            "name": "vuniteddeployment.kb.io", "admissionReviewVersions": ["v1"], "sideEffects": "None",
-            "failurePolicy": "Fail",
-            "clientConfig": {"url": "https://127.0.0.1:1/validate-apps-kruise-io-v1alpha1-uniteddeployment"},
-            "rules": [{"apiGroups": ["apps.kruise.io"], "apiVersions": ["v1alpha1"], "operations": ["CREATE"],
-                       "resources": ["uniteddeployments"]}],
-        }],
-    })
+    karmada.apply(recreated_webhook_configuration())
     check = run_playbook(stack.env, WEBHOOKS_PLAYBOOK, "--check")
     assert check.returncode == 0, check.describe()
     assert check.changed_tasks() == [(

@@ -155,6 +155,17 @@ def test_an_api_recreated_since_discovery_is_read_after_the_refresh():
     assert client.client.resources.invalidations == 1 and fresh.responses == []
 
 
+def test_serves_now_reads_one_object_so_a_stale_cache_does_not_count():
+    stale = FakeResource([dynamic_error(404, "404 page not found")])
+    client = FakeClient([stale, None])
+    assert ca.Cluster(client, "karmada").serves_now("apps.kruise.io/v1beta1", "UnitedDeployment") is False
+    assert client.client.resources.invalidations == 1
+    served = FakeResource([{"items": []}])
+    assert ca.Cluster(FakeClient([served]), "karmada").serves_now("apps.kruise.io/v1beta1", "UnitedDeployment") is True
+    assert served.responses == []
+    assert ca.Cluster(FakeClient([None]), "karmada").serves_now("apps.kruise.io/v1beta1", "UnitedDeployment") is False
+
+
 def test_a_missing_object_is_none_and_other_errors_carry_one_text():
     client = FakeClient([FakeResource([dynamic_error(404, OBJECT_NOT_FOUND)])])
     assert ca.Cluster(client, "idc1").get("apps/v1", "Deployment", "x", "default") is None

@@ -83,3 +83,23 @@ def test_a_control_plane_without_a_federation_engine_is_refused(capsys, monkeypa
     monkeypatch.setattr(federation_verify, "connect_control_plane", lambda module: FakeCluster("idc1"))
     result = run(capsys)
     assert result["rc"] == 1 and "serves neither Karmada's member API" in result["msg"]
+
+
+def test_check_mode_without_the_template_says_so_at_once(capsys, federation, monkeypatch):
+    control_plane, _members, _seen = federation
+    control_plane.delete("apps.kruise.io/v1alpha1", "UnitedDeployment", "demo", "default")
+
+    def no_wait(*_args, **_kwargs):
+        raise AssertionError("check mode waited for a UnitedDeployment that does not exist")
+    monkeypatch.setattr(verify_utils, "poll", no_wait)
+    result = run(capsys, timeout=300, _ansible_check_mode=True)
+    assert result["rc"] == 0 and result["changed"] is False, result
+    assert result["pending"] == "the UnitedDeployment default/demo (apps.kruise.io/v1alpha1) does not exist on the control plane"
+    assert result["msg"].startswith("check mode: nothing to verify yet")
+    assert "table" not in result
+
+
+def test_check_mode_with_the_template_verifies_as_a_run_does(capsys, federation):
+    result = run(capsys, _ansible_check_mode=True)
+    assert result["rc"] == 0 and result["problems"] == [] and "pending" not in result, result
+    assert result["expected_division"] == {"idc1": 2, "test-ucs": 4}

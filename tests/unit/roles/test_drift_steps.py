@@ -1,0 +1,85 @@
+"""playbooks/drift.yml sees every change a step would make.
+
+The drift role (roles/drift) runs each step's role with the ``check_mode`` keyword and reads the
+results its writing tasks register (``__drift_runbook_steps`` in roles/drift/vars/main.yml). A
+writing task that registers nothing, or whose result the table does not list, would change a cluster
+without the report ever naming it. And since the keyword does not set ``ansible_check_mode`` (it
+follows the command line's --check only), a role that decided on it would wait, in the drift
+evaluation, for objects a check-mode task never created: roles take check mode from the
+``check_mode`` their cluster_info task returns instead.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[3]
+ROLES = ROOT / "roles"
+DRIFT_VARS = yaml.safe_load((ROLES / "drift" / "vars" / "main.yml").read_text())
+STEPS = {step["step"]: step for step in DRIFT_VARS["__drift_runbook_steps"]}
+
+# Modules that write to a cluster (or a kubeconfig file): their results are what drift is made of.
+WRITING_MODULES = {
+    "kubernetes.core.k8s", "kubernetes.core.k8s_json_patch", "kubernetes.core.helm",
+    "multicloud.federation.kubeconfig", "multicloud.federation.federalize", "multicloud.federation.federalize_placement",
+    "multicloud.federation.override_policy", "multicloud.federation.cce_addon",
+}
+
+
+def tasks_of(tasks: list | None):
+    for task in tasks or []:
+        yield task
+        for key in ("block", "rescue", "always"):
+            yield from tasks_of(task.get(key))
+
+
+def role_tasks(role: str):
+    """(file, task) of every task in the role's task files."""
+    for path in sorted((ROLES / role / "tasks").glob("*.yml")):
+        for task in tasks_of(yaml.safe_load(path.read_text())):
+            yield path.name, task
+
+
+def writing_tasks(role: str):
+    return [(name, task) for name, task in role_tasks(role) if WRITING_MODULES & set(task)]
+
+
+@pytest.mark.parametrize("step", sorted(STEPS))
+def test_every_writing_task_of_a_step_is_in_the_drift_table(step):
+    listed = {entry["var"] for entry in STEPS[step]["results"]}
+    role = STEPS[step]["role"]
+    unlisted = [(name, task.get("name"), task.get("register")) for name, task in writing_tasks(role)
+                if task.get("register") not in listed]
+    assert not unlisted, f"role {role}: writing tasks whose results drift.yml does not read: {unlisted}"
+
+
+@pytest.mark.parametrize("step", sorted(STEPS))
+def test_every_result_in_the_drift_table_is_registered_by_its_role(step):
+    role = STEPS[step]["role"]
+    registered = {task.get("register") for _name, task in role_tasks(role)}
+    missing = [entry["var"] for entry in STEPS[step]["results"] if entry["var"] not in registered]
+    assert not missing, f"role {role} registers none of {missing}"
+
+
+def test_the_applications_read_what_federalize_and_override_policy_register():
+    application = (ROLES / "drift" / "tasks" / "application.yml").read_text()
+    for role in ("federalize", "override_policy"):
+        for _name, task in writing_tasks(role):
+            assert task["register"] in application, f"{role}: {task['name']} ({task['register']})"
+
+
+def test_the_steps_are_in_site_order():
+    site = yaml.safe_load((ROOT / "playbooks" / "site.yml").read_text())
+    order = [entry["tags"][0] for entry in site]
+    # kruise.yml holds both kruise (members) and kruise_control_plane (federation), in that order.
+    order[order.index("kruise"):order.index("kruise") + 1] = ["kruise", "kruise_control_plane"]
+    assert [step for step in STEPS] == order
+
+
+def test_no_role_decides_on_ansible_check_mode():
+    users = sorted(f"{path.relative_to(ROOT)}" for path in ROLES.glob("*/tasks/*.yml")
+                   if "ansible_check_mode" in path.read_text())
+    assert not users, f"task files deciding on ansible_check_mode (use the cluster_info result's check_mode): {users}"
