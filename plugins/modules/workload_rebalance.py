@@ -35,7 +35,7 @@ description:
     only with the policy's C(reschedulePolicy.rescheduleWhen.clusterJoined=true), default false), and with
     C(reschedulePolicy.replicaRescheduling.avoidDisruption=true), the default, it keeps the replicas where they run
     (kubewharf/kubeadmiral v1.0.0 C(pkg/controllers/scheduler/schedulingtriggers.go), C(planner/planner.go)). The
-    one lever, C(avoidDisruption=false), lastingly changes how every later reschedule moves replicas: a placement
+    one lever, C(avoidDisruption=false), lastingly changes how every later reschedule moves replicas - a placement
     decision (M(multicloud.federation.federalize_placement) makes it for a weighted distribution), not a
     remediation. And KubeAdmiral's Divide split (with its capacity estimates) is not predicted here, so a stale
     split could not be told from a correct one.
