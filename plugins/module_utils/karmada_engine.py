@@ -253,11 +253,11 @@ def rebalance_pending(rebalancer, reference, binding):
     triggered = api_time((binding.get("spec") or {}).get("rescheduleTriggeredAt"))
     if triggered is None or (created is not None and triggered < created):
         return ["the ResourceBinding's spec.rescheduleTriggeredAt does not carry the rebalancer's time yet"]
-    scheduled = api_time((binding.get("status") or {}).get("lastScheduledTime"))
+    last_scheduled = (binding.get("status") or {}).get("lastScheduledTime")
+    scheduled = api_time(last_scheduled)
     if scheduled is None or scheduled < triggered:
         return ["karmada-scheduler has not scheduled the ResourceBinding again yet (status.lastScheduledTime %s, "
-                "rescheduleTriggeredAt %s)" % ((binding.get("status") or {}).get("lastScheduledTime"),
-                                              binding["spec"]["rescheduleTriggeredAt"])]
+                "rescheduleTriggeredAt %s)" % (last_scheduled, binding["spec"]["rescheduleTriggeredAt"])]
     return scheduling_problems(binding)
 
 
