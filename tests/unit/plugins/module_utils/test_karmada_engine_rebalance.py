@@ -139,6 +139,9 @@ def test_a_failed_workload_is_an_error_at_once(monkeypatch):
 def test_a_leftover_rebalancer_is_removed_before_a_new_one(monkeypatch):
     cluster, _fake = stale_world(monkeypatch)
     cluster.create(ke.build_rebalancer(NAME, REFERENCE))
+    planned = engine_of(cluster).rebalance(template(cluster), 60, 1, dry_run=True)
+    assert planned["notes"] == ["WorkloadRebalancer %s, left by an earlier run, would be removed first" % NAME]
+    assert len(rebalancer_writes(cluster)) == 1
     done = engine_of(cluster).rebalance(template(cluster), 60, 1)
     assert [w[0] for w in rebalancer_writes(cluster)] == ["create", "delete", "create", "delete"]
     assert done["notes"][0] == "WorkloadRebalancer %s, left by an earlier run, was removed first" % NAME
