@@ -190,12 +190,15 @@ def test_a_member_that_came_back_leaves_a_stale_split_that_rebalance_puts_right(
     # Karmada did not schedule again on the join: the precondition of everything below.
     assert clusters_of(karmada) == stale
 
-    failed = playbook(stack.env, "verify.yml", extra_vars={"verify_report_dir": str(tmp_path), "verify_timeout": 10})
+    # Read-only runs, side by side: verify, and rebalance in check mode.
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        failing = pool.submit(playbook, stack.env, "verify.yml",
+                              {"verify_report_dir": str(tmp_path), "verify_timeout": 10})
+        checking = pool.submit(playbook, stack.env, "rebalance.yml", check=True)
+        failed, checked = failing.result(), checking.result()
     assert failed.returncode != 0, failed
     assert "cluster idc1 should get 2 replicas, got 6" in failed.messages(), failed
     assert "cluster test-ucs should get 4 replicas, got 0" in failed.messages(), failed
-
-    checked = playbook(stack.env, "rebalance.yml", check=True)
     assert checked.returncode == 0 and checked.changed == 1, checked
     found = checked.result(REBALANCE_TASK, "karmada")
     assert found["msg"] == "UnitedDeployment default/demo would be rebalanced from {idc1: 6} to {idc1: 2, test-ucs: 4}"
@@ -212,12 +215,14 @@ def test_a_member_that_came_back_leaves_a_stale_split_that_rebalance_puts_right(
     binding = karmada.get("resourcebinding.work.karmada.io", BINDING, "-n", "default")
     assert binding["status"]["lastScheduledTime"] >= binding["spec"]["rescheduleTriggeredAt"]
 
-    verified = playbook(stack.env, "verify.yml", extra_vars={"verify_report_dir": str(tmp_path)})
+    # Side by side: verify waits for the members to run their new share; rebalance again, in check mode
+    # and not, finds nothing to do (it judges the binding, which is final now).
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        verifying = pool.submit(playbook, stack.env, "verify.yml", {"verify_report_dir": str(tmp_path)})
+        reruns = list(pool.map(lambda check: playbook(stack.env, "rebalance.yml", check=check), (False, True)))
+        verified = verifying.result()
     assert verified.returncode == 0, verified
     assert "Verdict: **verified**" in verify_report(tmp_path)
-    # Read-only reruns, side by side: nothing to do, in check mode or not.
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        reruns = list(pool.map(lambda check: playbook(stack.env, "rebalance.yml", check=check), (False, True)))
     for again in reruns:
         assert again.returncode == 0 and again.changed == 0, again
     assert clusters_of(karmada) == balanced and rebalancers(karmada) == ""
