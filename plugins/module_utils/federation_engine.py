@@ -197,6 +197,25 @@ class FederationEngine(object):
         are the templates its selectors match on the control plane. {changed, policies, bindings, before, after}."""
         raise NotImplementedError
 
+    # Rebalancing (the rebalance step): a split the engine left as it was while the members changed.
+    # Why the engine cannot rebalance (the two methods below raise it); empty when it can.
+    rebalance_unsupported = ""
+
+    def placement_drift(self, template):
+        """How ``template``'s placement compares with what its policy's static weights predict:
+        {"pending": why the engine has not finished placing it ([] when it has), "current":
+        {cluster: replicas} placed, "predicted": {cluster: replicas} or None when the policy's
+        strategy cannot be predicted, "drifted": whether they differ, "problems": every
+        difference (or why no prediction could be made), "notes"}."""
+        raise NotImplementedError
+
+    def rebalance(self, template, timeout, interval, dry_run=False):
+        """Have the engine schedule ``template`` afresh from its policy and wait until it did:
+        {"rebalancer": what was created for it, "waited", "notes"}. EngineError when the engine
+        refuses or does not finish within ``timeout`` seconds. ``dry_run``: what the control plane
+        says to the change, nothing changed and nothing waited for."""
+        raise NotImplementedError
+
 
 def detect_engine(control_plane):
     """The engine whose member API the control plane serves; EngineError when neither or both."""

@@ -14,12 +14,27 @@ Upstream (karmada-io/karmada at v1.18.2):
 - ``pkg/detector/preemption.go``, ``policy.go``: which of several matching policies wins.
 - ``pkg/util/names/names.go`` ``GenerateBindingName``, ``GenerateExecutionSpaceName``.
 - ``pkg/apis/work/v1alpha2/well_known_constants.go``: ``karmada.io/managed``, permanent-id labels.
+- ``pkg/apis/apps/v1alpha1/workloadrebalancer_types.go``, ``pkg/controllers/workloadrebalancer``: a
+  WorkloadRebalancer (cluster-scoped) stamps its ``creationTimestamp`` into the workload's binding as
+  ``spec.rescheduleTriggeredAt`` and records the workload ``Successful`` (``Failed`` with reason
+  ``ReferencedBindingNotFound`` when there is no binding); ``ttlSecondsAfterFinished`` deletes it after
+  it finished. The controller is on by default in karmada-controller-manager (``--controllers=*``;
+  ``cmd/controller-manager/app/controllermanager.go`` disables only hpaScaleTargetMarker and
+  deploymentReplicasSyncer by default).
+- ``pkg/scheduler/scheduler.go`` ``doScheduleBinding`` and ``pkg/util/binding.go``
+  ``RescheduleRequired``: a Divided binding is scheduled again when its placement or replicas
+  change, when ``rescheduleTriggeredAt`` is after ``status.lastScheduledTime`` (then
+  ``lastScheduledTime`` is set to now), or when a target cluster is being deleted - never when a
+  cluster joins, so a static-weight split stays as it was while a member was away.
 """
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import datetime
+
+from ansible_collections.multicloud.federation.plugins.module_utils.cluster_access import poll
 from ansible_collections.multicloud.federation.plugins.module_utils.federation_engine import (
     KARMADA,
     EngineError,
@@ -39,6 +54,17 @@ from ansible_collections.multicloud.federation.plugins.module_utils.federalize_p
     preserving_works,
     replica_scheduling,
 )
+from ansible_collections.multicloud.federation.plugins.module_utils.federation_verify import (
+    MAX_POLL_INTERVAL,
+    check_division,
+)
+from ansible_collections.multicloud.federation.plugins.module_utils.federation_verify import (
+    binding_problems as scheduling_problems,
+)
+from ansible_collections.multicloud.federation.plugins.module_utils.karmada_division import (
+    DEFAULT_KARMADA_VERSION,
+    fnv32a,
+)
 from ansible_collections.multicloud.federation.plugins.module_utils.karmada_placement import (
     PlacementError,
     label_selector_matches,
@@ -57,6 +83,15 @@ CLUSTER_POLICY_NAME_ANNOTATION = "clusterpropagationpolicy.karmada.io/name"
 MANAGED_LABEL = "karmada.io/managed"
 BINDING_PERMANENT_ID_LABEL = "resourcebinding.karmada.io/permanent-id"
 EXECUTION_SPACE_PREFIX = "karmada-es-"
+
+REBALANCER_API = ("apps.karmada.io/v1alpha1", "WorkloadRebalancer")
+REBALANCER_PREFIX = "multicloud-rebalance-"
+# The module removes its WorkloadRebalancer once the workload is rescheduled; should a run end before
+# that, Karmada deletes it this long after it finished.
+REBALANCER_TTL_SECONDS = 300
+REBALANCE_SUCCESSFUL, REBALANCE_FAILED = "Successful", "Failed"
+# A DNS subdomain name (the WorkloadRebalancer's) is at most 253 characters.
+MAX_NAME_LENGTH = 253
 
 
 def binding_name(kind, name):
@@ -151,6 +186,79 @@ def pinned_clusters(policy):
     """``placement.clusterAffinity.clusterNames`` of a policy (empty list when absent)."""
     placement = (policy.get("spec") or {}).get("placement") or {}
     return list((placement.get("clusterAffinity") or {}).get("clusterNames") or [])
+
+
+def workload_reference(template):
+    """The WorkloadRebalancer's ``ObjectReference`` of a template (no namespace: cluster-scoped)."""
+    metadata = template.get("metadata") or {}
+    reference = {"apiVersion": template.get("apiVersion"), "kind": template.get("kind"), "name": metadata.get("name")}
+    if metadata.get("namespace"):
+        reference["namespace"] = metadata["namespace"]
+    return reference
+
+
+def rebalancer_name(template):
+    """The name of the WorkloadRebalancer this collection creates for a template: one per template,
+    so that one an interrupted run left is found again."""
+    metadata = template.get("metadata") or {}
+    name = REBALANCER_PREFIX + ".".join(
+        part for part in (metadata.get("namespace"), binding_name(template.get("kind"), metadata.get("name"))) if part)
+    if len(name) > MAX_NAME_LENGTH:
+        digest = "%08x" % fnv32a(name.encode("utf-8"))
+        name = "%s-%s" % (name[:MAX_NAME_LENGTH - len(digest) - 1].rstrip(".-"), digest)
+    return name
+
+
+def build_rebalancer(name, reference):
+    return {"apiVersion": REBALANCER_API[0], "kind": REBALANCER_API[1], "metadata": {"name": name},
+            "spec": {"workloads": [reference], "ttlSecondsAfterFinished": REBALANCER_TTL_SECONDS}}
+
+
+def api_time(value):
+    """A ``metav1.Time`` (RFC 3339 in UTC, as the apiserver writes it) as a datetime; None when unset."""
+    if not value:
+        return None
+    try:
+        return datetime.datetime.strptime(value[:19], "%Y-%m-%dT%H:%M:%S")
+    except ValueError:
+        raise EngineError("unreadable timestamp %r (RFC 3339 expected)" % (value,))
+
+
+def _reference_key(reference):
+    return tuple((reference or {}).get(key) or "" for key in ("apiVersion", "kind", "namespace", "name"))
+
+
+def rebalance_pending(rebalancer, reference, binding):
+    """Why the WorkloadRebalancer ``rebalancer`` has not had the workload ``reference`` rescheduled
+    yet ([] when it has): the controller records the workload Successful once it stamped the
+    binding's ``spec.rescheduleTriggeredAt``; the scheduler then schedules the binding afresh and sets
+    ``status.lastScheduledTime``; last, the binding must be scheduled and applied
+    (federation_verify.binding_problems). EngineError when there is nothing to wait for."""
+    if rebalancer is None:
+        raise EngineError("the WorkloadRebalancer was deleted before it rescheduled %s %s"
+                          % (reference["kind"], reference["name"]))
+    status = rebalancer.get("status") or {}
+    observed = [item for item in status.get("observedWorkloads") or []
+                if _reference_key(item.get("workload")) == _reference_key(reference)]
+    result = observed[0].get("result") if observed else None
+    if result == REBALANCE_FAILED:
+        raise EngineError("Karmada's workload rebalancer failed for %s %s: %s" % (
+            reference["kind"], reference["name"], observed[0].get("reason") or "no reason given"))
+    if result != REBALANCE_SUCCESSFUL:
+        return ["karmada-controller-manager's workloadRebalancer controller has not handled WorkloadRebalancer %s yet"
+                % (rebalancer.get("metadata") or {}).get("name")]
+    if binding is None:
+        raise EngineError("the ResourceBinding of %s %s is gone" % (reference["kind"], reference["name"]))
+    created = api_time((rebalancer.get("metadata") or {}).get("creationTimestamp"))
+    triggered = api_time((binding.get("spec") or {}).get("rescheduleTriggeredAt"))
+    if triggered is None or (created is not None and triggered < created):
+        return ["the ResourceBinding's spec.rescheduleTriggeredAt does not carry the rebalancer's time yet"]
+    last_scheduled = (binding.get("status") or {}).get("lastScheduledTime")
+    scheduled = api_time(last_scheduled)
+    if scheduled is None or scheduled < triggered:
+        return ["karmada-scheduler has not scheduled the ResourceBinding again yet (status.lastScheduledTime %s, "
+                "rescheduleTriggeredAt %s)" % (last_scheduled, binding["spec"]["rescheduleTriggeredAt"])]
+    return scheduling_problems(binding)
 
 
 def _selected_names(policy):
@@ -370,3 +478,52 @@ class KarmadaEngine(FederationEngine):
                     "overrideRules": overrides.karmada_override_rules(rule_set.rules)}
         return overrides.apply_named_policy(self.control_plane, POLICY_API_VERSION,
                                             self.override_policy_kind(rule_set.namespace), rule_set, spec, dry_run)
+
+    # --- rebalancing: Karmada does not reschedule a static-weight split when a cluster joins --
+    def placement_drift(self, template):
+        """The binding's split against the division the live policy, Cluster list and resource UID
+        predict (federation_verify.check_division: what verify compares)."""
+        binding = self.placement(template)
+        policy, _policy_kind = self.workload_policy(template)
+        division = check_division(template, binding, policy, self.clusters(),
+                                  self.karmada_version or DEFAULT_KARMADA_VERSION,
+                                  template.get("apiVersion"), template.get("kind"))
+        prediction = division["division"]
+        predicted = prediction["replicas"] if prediction else None
+        return {"pending": scheduling_problems(binding), "current": division["scheduled"], "predicted": predicted,
+                "drifted": predicted is not None and bool(division["problems"]),
+                "problems": division["problems"], "notes": division["notes"]}
+
+    def rebalance(self, template, timeout, interval, dry_run=False):
+        """A WorkloadRebalancer for ``template``; wait until the scheduler scheduled its binding
+        again and the binding is applied; then delete the rebalancer. ``dry_run``: only what the
+        apiserver says to creating it (nothing is waited for)."""
+        if not self.control_plane.serves(*REBALANCER_API):
+            raise EngineError("%s does not serve %s %s (Karmada v1.10 and later do): it cannot rebalance"
+                              % ((self.control_plane.name,) + REBALANCER_API))
+        name = rebalancer_name(template)
+        reference = workload_reference(template)
+        notes = []
+        if self.control_plane.get(REBALANCER_API[0], REBALANCER_API[1], name) is not None:
+            # Its creationTimestamp is older than the binding's last schedule: it would trigger nothing.
+            notes.append("WorkloadRebalancer %s, left by an earlier run, %s removed first"
+                         % (name, "would be" if dry_run else "was"))
+            if dry_run:
+                return {"rebalancer": name, "waited": 0.0, "notes": notes}
+            self.control_plane.delete(REBALANCER_API[0], REBALANCER_API[1], name)
+        self.control_plane.create(build_rebalancer(name, reference), dry_run=dry_run)
+        if dry_run:
+            return {"rebalancer": name, "waited": 0.0, "notes": notes}
+        try:
+            def probe():
+                pending = rebalance_pending(self.control_plane.get(REBALANCER_API[0], REBALANCER_API[1], name),
+                                            reference, self.placement(template))
+                return not pending, pending
+            done, pending, waited = poll(probe, timeout, interval, max(interval, MAX_POLL_INTERVAL))
+        finally:
+            self.control_plane.delete(REBALANCER_API[0], REBALANCER_API[1], name)
+        if not done:
+            raise EngineError("Karmada did not reschedule %s %s within %ss (WorkloadRebalancer %s, removed): %s"
+                              % (reference["kind"], reference["name"], waited, name, "; ".join(pending)))
+        notes.append("WorkloadRebalancer %s had the binding scheduled again and was removed" % name)
+        return {"rebalancer": name, "waited": waited, "notes": notes}

@@ -73,6 +73,29 @@ BOOKKEEPING_ANNOTATIONS = (
 # Controllers' own annotations; users do not set them (the internal twins win over the public keys).
 CONTROLLER_ANNOTATION_PREFIXES = ("internal.kubeadmiral.io/", "federate.controller.kubeadmiral.io/")
 
+# Why the rebalance step does not run on KubeAdmiral (kubewharf/kubeadmiral v1.0.0):
+# - there is no rebalancer API: the scheduler schedules a FederatedObject again only when one of its
+#   scheduling triggers changes (pkg/controllers/scheduler/schedulingtriggers.go
+#   computeSchedulingAnnotations); a cluster joining is one only with the policy's
+#   reschedulePolicy.rescheduleWhen.clusterJoined, default false (it is recorded as the deferred
+#   reason "clusterJoined:false");
+# - even when it schedules again, reschedulePolicy.replicaRescheduling.avoidDisruption (default true)
+#   makes the planner keep the replicas where they run when the total is unchanged
+#   (pkg/controllers/scheduler/planner/planner.go Plan), so the joined cluster stays empty;
+# - the only lever is therefore a lasting change of the policy's semantics (avoidDisruption false:
+#   every later trigger may move replicas), which is the placement step's decision
+#   (federalize_placement's weighted distribution writes it), not a remediation's; and this
+#   collection does not predict KubeAdmiral's Divide split (planner.go getDesiredPlan, with capacity
+#   estimates), so it could not tell a stale split from a correct one, nor stay idempotent.
+REBALANCE_UNSUPPORTED = (
+    "rebalancing is not supported on KubeAdmiral (it is Karmada-only): KubeAdmiral v1.0.0 has no rebalancer; its "
+    "scheduler places a workload again only when a scheduling trigger changes - a cluster joining only with the "
+    "policy's reschedulePolicy.rescheduleWhen.clusterJoined: true (default false) - and with "
+    "reschedulePolicy.replicaRescheduling.avoidDisruption: true (the default) it keeps the replicas where they run "
+    "(pkg/controllers/scheduler/schedulingtriggers.go, planner/planner.go). To have joins rebalance, set "
+    "clusterJoined: true and avoidDisruption: false in the policy (the federalize_placement module's weighted "
+    "distribution sets avoidDisruption: false); this changes how every later reschedule moves replicas")
+
 
 def policy_kind(namespace):
     return "PropagationPolicy" if namespace else "ClusterPropagationPolicy"
@@ -368,6 +391,15 @@ class KubeAdmiralEngine(FederationEngine):
                 if cluster in delivered:
                     delivered[cluster].append(ref)
         return dict((cluster, sorted(refs)) for cluster, refs in delivered.items())
+
+    # --- rebalancing ---------------------------------------------------------------------------
+    rebalance_unsupported = REBALANCE_UNSUPPORTED
+
+    def placement_drift(self, template):
+        raise EngineError(REBALANCE_UNSUPPORTED)
+
+    def rebalance(self, template, timeout, interval, dry_run=False):
+        raise EngineError(REBALANCE_UNSUPPORTED)
 
     # --- overrides (override_policy): policies bound to objects by label ----------------------
     # KubeAdmiral applies at most one OverridePolicy and one ClusterOverridePolicy to an object: the

@@ -22,6 +22,16 @@ def playbook(env: dict, name: str, extra_vars: dict | None = None, check: bool =
                         expect_failure=None, timeout=timeout)
 
 
+def joined_as_registered(stack) -> dict:
+    """Each member's region and zones as Karmada registered them, so member_join.yml changes nothing."""
+    hosts = {}
+    for cluster in stack.karmada().get("clusters")["items"]:
+        name, spec = cluster["metadata"]["name"], cluster["spec"]
+        if name in stack.member_kubeconfigs:  # not a Cluster another test registered without a member behind it
+            hosts[name] = {"member_join_region": spec.get("region", ""), "member_join_zones": spec.get("zones", [])}
+    return {"members": {"hosts": hosts}}
+
+
 def b64(text: str) -> str:
     return base64.b64encode(text.encode()).decode()
 

@@ -23,7 +23,7 @@ from tests.integration.playbook_runner import run_playbook, stack_inventory
 
 STEP_PLAYBOOKS = (
     "member_join.yml", "kruise.yml", "virtual_kubelet.yml", "federation_webhooks.yml",
-    "resource_interpreter.yml", "propagation_policy.yml", "united_deployment.yml", "verify.yml",
+    "resource_interpreter.yml", "propagation_policy.yml", "united_deployment.yml", "verify.yml", "rebalance.yml",
 )
 TOKEN = "redirected-token-not-a-secret"
 

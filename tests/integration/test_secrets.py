@@ -25,6 +25,7 @@ import pytest
 import yaml
 
 from tests.integration.conftest import wait_for
+from tests.integration.federalize_support import joined_as_registered
 from tests.integration.playbook_runner import REPO_ROOT, PlaybookRun, run_playbook, stack_inventory
 
 PLAYBOOKS = REPO_ROOT / "playbooks"
@@ -57,7 +58,7 @@ FEDERALIZATION_RUNS = {
     "migrate.yml": {**FEDERALIZE_VARS, **OVERRIDE_VARS, "federalize_target": "test-ucs"},
     "distribute.yml": {**FEDERALIZE_VARS, **OVERRIDE_VARS, "federalize_clusters": ["idc1", "test-ucs"]},
 }
-DIRECT_RUNS = ["site.yml", "member_join.yml", *FEDERALIZATION_RUNS]
+DIRECT_RUNS = ["site.yml", "member_join.yml", "rebalance.yml", *FEDERALIZATION_RUNS]
 
 
 # ---------------------------------------------------------------------------------------- the scan
@@ -208,16 +209,6 @@ def remove_application(stack) -> None:
         cluster.kubectl("delete", "namespace", NAMESPACE, "--ignore-not-found", "--wait=true", "--timeout=180s")
 
 
-def joined_as_registered(stack) -> dict:
-    """Each member's region and zones as Karmada registered them, so member_join.yml changes nothing."""
-    hosts = {}
-    for cluster in stack.karmada().get("clusters")["items"]:
-        name, spec = cluster["metadata"]["name"], cluster["spec"]
-        if name in stack.member_kubeconfigs:  # not a Cluster another test registered without a member behind it
-            hosts[name] = {"member_join_region": spec.get("region", ""), "member_join_zones": spec.get("zones", [])}
-    return {"members": {"hosts": hosts}}
-
-
 @pytest.fixture(scope="module")
 def scanned(stack, tmp_path_factory) -> tuple[dict[str, PlaybookRun], dict[str, str]]:
     """One -vvv run of each playbook, and the stack's secrets (read while the application exists)."""
@@ -230,7 +221,8 @@ def scanned(stack, tmp_path_factory) -> tuple[dict[str, PlaybookRun], dict[str, 
     # Read before the runs (a Secret they replace) and again while the application exists (what they create).
     needles = stack_secrets(stack)
     runs = {"site.yml": vvv("site.yml", {"verify_report_dir": str(tmp_path_factory.mktemp("verify"))}),
-            "member_join.yml": vvv("member_join.yml", {}, joined_as_registered(stack))}
+            "member_join.yml": vvv("member_join.yml", {}, joined_as_registered(stack)),
+            "rebalance.yml": vvv("rebalance.yml", {})}
     remove_application(stack)
     idc1 = stack.member("idc1")
     idc1.apply(application())

@@ -1,18 +1,20 @@
 """Issue 6 acceptance on the local stack: the runbook's UnitedDeployment split by Karmada and Kruise,
-verified; scaling, weights, partitions, a policy edited behind verify's back; refusals before
-anything is applied; a second run changes nothing."""
+verified; scaling, weights, partitions, a policy edited behind verify's back, a split left stale by a
+member that left and came back and put right by rebalance; refusals before anything is applied; a
+second run changes nothing."""
 
 from __future__ import annotations
 
 import json
 import random
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
 from tests.integration.conftest import wait_for
-from tests.integration.federalize_support import playbook
+from tests.integration.federalize_support import joined_as_registered, playbook
 
 # karmada_division imports as ansible_collections.multicloud.federation.* from the .build tree
 # (`make collection`); run alone, nothing else has put it on sys.path.
@@ -141,6 +143,89 @@ def test_policy_edited_behind_verifys_back(stack, tmp_path):
     finally:
         restore = playbook(stack.env, "site.yml", extra_vars={"verify_report_dir": str(tmp_path)})
         assert restore.returncode == 0, str(restore)
+
+
+def serves_united_deployment(karmada, cluster, api_version):
+    """Ready, and Cluster.status.apiEnablements lists UnitedDeployment: the scheduler (and verify's
+    prediction) count the cluster as a candidate again."""
+    status = karmada.get("cluster.cluster.karmada.io", cluster).get("status", {})
+    ready = any(c["type"] == "Ready" and c["status"] == "True" for c in status.get("conditions", []))
+    return ready and any(group["groupVersion"] == api_version and any(r["kind"] == "UnitedDeployment"
+                                                                      for r in group.get("resources") or [])
+                         for group in status.get("apiEnablements") or [])
+
+
+def rebalancers(karmada):
+    return karmada.kubectl("get", "workloadrebalancers.apps.karmada.io", "-o", "name").stdout.strip()
+
+
+REBALANCE_TASK = "Rebalance the workload when its split differs from its policy's static weights"
+
+
+def test_a_member_that_came_back_leaves_a_stale_split_that_rebalance_puts_right(stack, tmp_path):
+    """Issue 13's stale split, with one member instead of two (the same rule of Karmada's scheduler):
+    test-ucs unjoined by the member_join role - a target cluster being deleted is a scheduling trigger,
+    its replicas move to idc1 - and joined again - a join is not one, all six stay on idc1. verify fails
+    in its words; rebalance.yml --check reports both splits and changes nothing; rebalance.yml puts it
+    right through a WorkloadRebalancer and leaves none; verify passes; a rerun changes nothing."""
+    karmada = stack.karmada()
+    stale, balanced = {"idc1": 6}, {"idc1": 2, "test-ucs": 4}
+    # The previous test leaves the runbook converged; run alone, this one converges it first.
+    placed = karmada.kubectl("get", "resourcebinding.work.karmada.io", BINDING, "-n", "default", check=False)
+    if placed.returncode != 0 or clusters_of(karmada) != balanced:
+        assert playbook(stack.env, "site.yml", extra_vars={"verify_report_dir": str(tmp_path)}).returncode == 0
+    api_version = karmada.get(*UD)["apiVersion"]
+    # The members' region and zones as registered, so that the join gives test-ucs back the same Cluster.
+    registered = joined_as_registered(stack)
+    try:
+        gone = playbook(stack.env, "member_join.yml", {"member_join_state": "absent"}, extra_inventory=registered,
+                        limit="karmada,test-ucs")
+        assert gone.returncode == 0, gone
+        wait_for(lambda: clusters_of(karmada) == stale, "every replica on idc1 while test-ucs is away", timeout=120)
+    finally:
+        back = playbook(stack.env, "member_join.yml", extra_inventory=registered, limit="karmada,test-ucs")
+        assert back.returncode == 0, back
+    wait_for(lambda: serves_united_deployment(karmada, "test-ucs", api_version),
+             "test-ucs Ready and serving UnitedDeployment again", timeout=120)
+    # Karmada did not schedule again on the join: the precondition of everything below.
+    assert clusters_of(karmada) == stale
+
+    # Read-only runs, side by side: verify, and rebalance in check mode.
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        failing = pool.submit(playbook, stack.env, "verify.yml",
+                              {"verify_report_dir": str(tmp_path), "verify_timeout": 10})
+        checking = pool.submit(playbook, stack.env, "rebalance.yml", check=True)
+        failed, checked = failing.result(), checking.result()
+    assert failed.returncode != 0, failed
+    assert "cluster idc1 should get 2 replicas, got 6" in failed.messages(), failed
+    assert "cluster test-ucs should get 4 replicas, got 0" in failed.messages(), failed
+    assert checked.returncode == 0 and checked.changed == 1, checked
+    found = checked.result(REBALANCE_TASK, "karmada")
+    assert found["msg"] == "UnitedDeployment default/demo would be rebalanced from {idc1: 6} to {idc1: 2, test-ucs: 4}"
+    assert (found["current"], found["predicted"]) == (stale, balanced)
+    assert "Karmada scheduled differently from the policy: cluster idc1 should get 2 replicas, got 6" in found["differences"]
+    assert clusters_of(karmada) == stale and rebalancers(karmada) == ""
+
+    done = playbook(stack.env, "rebalance.yml")
+    assert done.returncode == 0 and done.changed == 1, done
+    result = done.result(REBALANCE_TASK, "karmada")
+    assert result["msg"] == "Karmada rebalanced UnitedDeployment default/demo from {idc1: 6} to {idc1: 2, test-ucs: 4}"
+    assert result["rebalancer"] == "multicloud-rebalance-default.demo-uniteddeployment"
+    assert clusters_of(karmada) == balanced and rebalancers(karmada) == ""
+    binding = karmada.get("resourcebinding.work.karmada.io", BINDING, "-n", "default")
+    assert binding["status"]["lastScheduledTime"] >= binding["spec"]["rescheduleTriggeredAt"]
+
+    # Side by side: verify waits for the members to run their new share; rebalance again, in check mode
+    # and not, finds nothing to do (it judges the binding, which is final now).
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        verifying = pool.submit(playbook, stack.env, "verify.yml", {"verify_report_dir": str(tmp_path)})
+        reruns = list(pool.map(lambda check: playbook(stack.env, "rebalance.yml", check=check), (False, True)))
+        verified = verifying.result()
+    assert verified.returncode == 0, verified
+    assert "Verdict: **verified**" in verify_report(tmp_path)
+    for again in reruns:
+        assert again.returncode == 0 and again.changed == 0, again
+    assert clusters_of(karmada) == balanced and rebalancers(karmada) == ""
 
 
 # The runbook's UnitedDeployment as a complete definition, without spec.replicas.

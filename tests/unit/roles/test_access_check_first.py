@@ -23,6 +23,7 @@ CHECKING_MODULES = {
     "multicloud.federation." + name for name in (
         "cluster_info", "kubeconfig", "federalize", "federalize_placement", "federation_verify",
         "kruise_info", "override_policy", "united_deployment_validate", "kubeadmiral_member",
+        "workload_rebalance",
     )
 }
 # kubernetes.core modules that reach a cluster (helm_pull and helm_template work on the controller).
