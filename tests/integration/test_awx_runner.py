@@ -23,6 +23,7 @@ import pytest
 import yaml
 
 from tests.integration.awx_support import (
+    RunnerJob,
     awx_inventory,
     credential_type,
     inject_credential,
@@ -30,7 +31,7 @@ from tests.integration.awx_support import (
     launch_extra_vars,
     run_job,
 )
-from tests.integration.playbook_runner import run_playbook, stack_inventory
+from tests.integration.playbook_runner import PlaybookRecordError, run_playbook, stack_inventory
 
 SITE_TEMPLATE = "multicloud.federation site"
 
@@ -117,3 +118,11 @@ def test_no_secret_of_the_credential_in_the_job_output(merged_kubeconfig, site_j
     for job, _credential, _before in jobs:
         text = job.stdout + "".join(str(event) for event in job.events)
         assert not [secret[:12] for secret in secrets if secret in text]
+
+
+def test_a_job_without_a_stats_event_has_no_recap():
+    """A job that stopped before its recap must not read as 0 changed."""
+    job = RunnerJob(status="failed", rc=4, stdout="ERROR! the playbook could not be parsed",
+                    events=[{"event": "playbook_on_start", "event_data": {}}])
+    with pytest.raises(PlaybookRecordError, match="no playbook_on_stats event"):
+        assert job.changed == 0
