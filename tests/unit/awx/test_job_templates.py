@@ -234,24 +234,25 @@ class _IndentedDumper(yaml.SafeDumper):
         return super(_IndentedDumper, self).increase_indent(flow, False)
 
 
+def _comment(text, indent):
+    return textwrap.wrap(text, width=110, initial_indent="#" + " " * indent,
+                         subsequent_indent="#" + " " * (indent + 4), break_on_hyphens=False)
+
+
 def render():
     data, left_out_by_template = job_templates()
-    def comment(text, indent):
-        return textwrap.wrap(text, width=110, initial_indent="#" + " " * indent,
-                             subsequent_indent="#" + " " * (indent + 4), break_on_hyphens=False)
-
     lines = ["", "# Role options that are not survey questions, and why:"]
     for reason, text in LEFT_OUT.items():
-        lines += comment("%s: %s" % (reason, text), 3)
+        lines += _comment("%s: %s" % (reason, text), 3)
     for name, left_out in left_out_by_template.items():
         lines.append("# %s:" % name)
         for reason in LEFT_OUT:
             options = sorted(option for option, why in left_out.items() if why == reason)
             if options:
-                lines += comment("%s: %s" % (reason, ", ".join(options)), 3)
+                lines += _comment("%s: %s" % (reason, ", ".join(options)), 3)
     text = "\n".join(lines) + "\n"
-    return HEADER + "---\n" + yaml.dump(data, Dumper=_IndentedDumper, sort_keys=False, width=110,
-                                          allow_unicode=True) + text
+    body = yaml.dump(data, Dumper=_IndentedDumper, sort_keys=False, width=110, allow_unicode=True)
+    return HEADER + "---\n" + body + text
 
 
 # --- the checks ------------------------------------------------------------------------------------------
