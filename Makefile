@@ -27,7 +27,7 @@ export ANSIBLE_CONFIG := $(ROOT)/ansible.cfg
 export PATH := $(VENV)/bin:$(PATH)
 
 .PHONY: help venv collection test-tree stack-build stack-up stack-down stack-status lint sanity units \
-        integration test demo clean
+        integration molecule ee-collection ee-context test demo clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -125,8 +125,26 @@ units: test-tree ## ansible-test units + pytest of tests/unit with the pinned .v
 	  $$pytest tests/unit/plugins/modules && $$pytest tests/unit/plugins/module_utils && \
 	  $$pytest tests/unit --ignore=tests/unit/plugins/modules --ignore=tests/unit/plugins/module_utils
 
-integration: collection stack-build stack-up ## integration tests against the local stack
+integration: collection stack-build stack-up ## integration tests against the local stack, then the Molecule scenario
 	$(PY) -m pytest -q --durations=25 tests/integration tests/stack/tests
+	$(MAKE) molecule
+
+# extensions/molecule/default: converge (site.yml), idempotence, verify on the running local stack; no
+# create/destroy (the stack is the platform). The stack's environment puts helm (with helm-diff) on PATH.
+molecule: collection stack-up ## molecule test: site.yml on the local stack, its idempotence, an independent verify
+	eval "$$($(PY) -m tests.stack env)" && molecule test --scenario-name default
+
+# --- execution environment (ansible-builder; building the image needs podman or docker) ---------
+EE_BUILD := $(BUILD)/ee
+
+ee-collection: venv ## the collection tarball the execution environment installs (.build/ee/)
+	@mkdir -p $(EE_BUILD)
+	@rm -f $(EE_BUILD)/multicloud-federation-*.tar.gz
+	ansible-galaxy collection build --force --output-path $(EE_BUILD) .
+	mv $(EE_BUILD)/multicloud-federation-*.tar.gz $(EE_BUILD)/multicloud-federation.tar.gz
+
+ee-context: ee-collection ## the execution environment's build context (.build/ee/context, ansible-builder create)
+	ansible-builder create --file execution-environment.yml --context $(EE_BUILD)/context --output-filename Containerfile
 
 test: ## lint, sanity, units, integration (what .ci/run runs)
 	$(MAKE) lint

@@ -1,0 +1,200 @@
+"""Run a playbook of the collection the way AWX runs a job: ansible-runner in a private data directory.
+
+What AWX does for a job, and this module does the same way with the collection's own AWX definitions
+(awx/, inventories/awx/):
+
+- the credential type's injectors (awx/credential_types.yml) are rendered as AWX renders them
+  (``CredentialType.inject_credential`` in awx/main/models/credential/__init__.py): each ``file``
+  template into a new 0600 file under ``<private_data_dir>/env/``, its path as ``tower.filename.<label>``;
+  each ``env`` template into the job's environment; the ``extra_vars`` into a 0400 file under ``env/``
+  passed on the command line as ``-e @<file>``;
+- the inventory carries the AWX wiring as ``all`` group variables (an SCM inventory source imports
+  inventories/awx/group_vars/all/awx.yml so) and hosts without a kubeconfig path of their own;
+- the job's extra variables are the survey's answers (AWX sends every question's default when the user
+  changes nothing) and the job template's extra_vars (awx/job_templates.yml);
+- ansible-runner runs ansible-playbook with the project as working directory (so the project's ansible.cfg
+  applies) and records every event; the recap is read from its ``playbook_on_stats`` event.
+
+The execution environment is stood in for by the test's own: ansible from .venv, this collection and
+kubernetes.core from .build, helm and helm-diff from the stack's environment.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import ansible_runner
+import yaml
+from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+from tests.integration.playbook_runner import BUILD, REPO_ROOT, STDOUT_TAIL, PlaybookRecordError
+
+AWX_DIR = REPO_ROOT / "awx"
+AWX_INVENTORY_WIRING = REPO_ROOT / "inventories" / "awx" / "group_vars" / "all" / "awx.yml"
+CREDENTIAL_TYPE = "multicloud.federation fleet kubeconfig"
+
+
+class _AwxYamlLoader(yaml.SafeLoader):
+    """Reads the awx/ files as Ansible does: ``!unsafe`` marks a string Ansible must not template."""
+
+
+_AwxYamlLoader.add_constructor("!unsafe", lambda loader, node: loader.construct_scalar(node))
+
+
+def load_awx(name: str) -> dict:
+    return yaml.load((AWX_DIR / name).read_text(), Loader=_AwxYamlLoader)
+
+
+def credential_type(name: str = CREDENTIAL_TYPE) -> dict:
+    (found,) = [entry for entry in load_awx("credential_types.yml")["controller_credential_types"]
+                if entry["name"] == name]
+    return found
+
+
+def job_template(name: str) -> dict:
+    (found,) = [entry for entry in load_awx("job_templates.yml")["controller_templates"] if entry["name"] == name]
+    return found
+
+
+def launch_extra_vars(template: dict) -> dict:
+    """The extra vars of a launch that changes nothing: the job template's, then every survey question's
+    default (AWX applies defaults of questions left as they are)."""
+    extra_vars = dict(template.get("extra_vars") or {})
+    for question in template["survey_spec"]["spec"]:
+        if "default" in question:
+            extra_vars[question["variable"]] = question["default"]
+    return extra_vars
+
+
+@dataclass
+class InjectedCredential:
+    env: dict[str, str]
+    extra_vars: dict[str, str]
+    extra_vars_file: Path
+    files: dict[str, Path]
+
+
+class _Filenames:
+    pass
+
+
+def inject_credential(definition: dict, inputs: dict, private_data_dir: Path) -> InjectedCredential:
+    """Render a credential type's injectors into private_data_dir as AWX does for a job."""
+    missing = [name for name in definition["inputs"].get("required", []) if not inputs.get(name)]
+    if missing:
+        raise ValueError(f"credential inputs lack required fields {missing}")
+    sandbox = ImmutableSandboxedEnvironment()
+    env_dir = private_data_dir / "env"
+    env_dir.mkdir(parents=True, exist_ok=True)
+    filenames = _Filenames()
+    files: dict[str, Path] = {}
+    namespace = {**inputs, "tower": type("Tower", (), {"filename": filenames})()}
+    for label, template in definition["injectors"].get("file", {}).items():
+        handle, path = tempfile.mkstemp(dir=env_dir)
+        with os.fdopen(handle, "w") as stream:
+            stream.write(sandbox.from_string(template).render(**namespace))
+        os.chmod(path, stat.S_IRUSR | stat.S_IWUSR)
+        # "template.<name>" files are tower.filename.<name>; a single "template" is tower.filename itself.
+        if "." in label:
+            setattr(filenames, label.split(".", 1)[1], path)
+        else:
+            namespace["tower"].filename = path
+        files[label] = Path(path)
+    env = {name: sandbox.from_string(template).render(**namespace)
+           for name, template in definition["injectors"].get("env", {}).items()}
+    extra_vars = {name: sandbox.from_string(template).render(**namespace)
+                  for name, template in definition["injectors"].get("extra_vars", {}).items()}
+    handle, path = tempfile.mkstemp(dir=env_dir)
+    with os.fdopen(handle, "w") as stream:
+        stream.write(yaml.safe_dump(extra_vars))
+    os.chmod(path, stat.S_IRUSR)
+    return InjectedCredential(env=env, extra_vars=extra_vars, extra_vars_file=Path(path), files=files)
+
+
+def awx_inventory(stack_inventory: dict) -> dict:
+    """The stack's inventory as the AWX inventory holds it: the wiring of inventories/awx as group
+    variables, hosts without cluster_kubeconfig (the credential's file replaces them all)."""
+    inventory = json.loads(json.dumps(stack_inventory))
+    for group in inventory["all"]["children"].values():
+        for host_vars in group.get("hosts", {}).values():
+            host_vars.pop("cluster_kubeconfig", None)
+            host_vars.pop("cluster_context", None)
+    inventory["all"].setdefault("vars", {}).update(yaml.safe_load(AWX_INVENTORY_WIRING.read_text()))
+    return inventory
+
+
+@dataclass(repr=False)
+class RunnerJob:
+    """A finished ansible-runner job and what its events say."""
+
+    status: str
+    rc: int
+    stdout: str
+    events: list[dict] = field(default_factory=list)
+
+    @property
+    def stats(self) -> dict:
+        """The playbook_on_stats event's data; PlaybookRecordError when the job sent none."""
+        stats = [event["event_data"] for event in self.events if event.get("event") == "playbook_on_stats"]
+        if not stats:
+            raise PlaybookRecordError(f"the job sent no playbook_on_stats event (status {self.status}, rc {self.rc})"
+                                      f"\n{self.stdout[-STDOUT_TAIL:]}")
+        return stats[-1]
+
+    @property
+    def changed(self) -> int:
+        return sum(self.stats.get("changed", {}).values())
+
+    def hosts(self) -> list[str]:
+        return sorted(self.stats.get("processed", {}))
+
+    def failed_hosts(self) -> list[str]:
+        return sorted(set(self.stats.get("failures", {})) | set(self.stats.get("dark", {})))
+
+    def changed_tasks(self) -> list[tuple[str, str]]:
+        return [(event["event_data"].get("host"), event["event_data"].get("task"))
+                for event in self.events if event.get("event") == "runner_on_ok"
+                and event["event_data"].get("res", {}).get("changed")]
+
+    def describe(self) -> str:
+        return (f"status {self.status}, rc {self.rc}\nchanged: {self.changed_tasks()}\n"
+                f"stdout:\n{self.stdout[-STDOUT_TAIL:]}")
+
+    __repr__ = describe
+    __str__ = describe
+
+
+def run_job(playbook: str, inventory: dict, credential: InjectedCredential, extra_vars: dict, private_data_dir: Path,
+            env: dict, timeout: int = 1800) -> RunnerJob:
+    """ansible-runner's run() on a private data directory prepared as AWX prepares one."""
+    (private_data_dir / "inventory").mkdir(parents=True, exist_ok=True)
+    (private_data_dir / "inventory" / "hosts.yml").write_text(yaml.safe_dump(inventory))
+    job_env = {
+        # The execution environment's collections and tools (here: .build, .venv and the stack's helm).
+        "ANSIBLE_COLLECTIONS_PATH": str(BUILD),
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', os.environ.get('PATH', ''))}",
+        "HELM_PLUGINS": env.get("HELM_PLUGINS", ""),
+        # The project's ansible.cfg, which ansible-playbook also finds in its working directory.
+        "ANSIBLE_CONFIG": str(REPO_ROOT / "ansible.cfg"),
+        "ANSIBLE_FORCE_COLOR": "0",
+        **credential.env,
+    }
+    runner = ansible_runner.run(
+        private_data_dir=str(private_data_dir),
+        project_dir=str(REPO_ROOT),
+        playbook=playbook,
+        inventory=str(private_data_dir / "inventory" / "hosts.yml"),
+        extravars=extra_vars,
+        cmdline=f"-e @{credential.extra_vars_file}",
+        envvars=job_env,
+        quiet=True,
+        timeout=timeout,
+    )
+    stdout = runner.stdout.read() if runner.stdout else ""
+    return RunnerJob(status=runner.status, rc=runner.rc, stdout=stdout, events=list(runner.events))

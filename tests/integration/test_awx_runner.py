@@ -1,0 +1,128 @@
+"""The AWX job of site.yml, run through ansible-runner as AWX runs it, against the local stack.
+
+The credential is the collection's own credential type (awx/credential_types.yml) holding the merged
+kubeconfig the kubeconfig step writes (one context per cluster, named after its inventory host); its
+injectors are rendered as AWX renders them (tests/integration/awx_support.py): one 0600 file in the
+job's private data directory, K8S_AUTH_KUBECONFIG naming it, the extra var federation_awx_kubeconfig
+that the AWX inventory wiring (inventories/awx/group_vars/all/awx.yml) turns into every host's
+cluster_kubeconfig. The job's extra vars are those of a launch that changes nothing: the job template's
+and every survey question's default (awx/job_templates.yml), so the surveys' types meet the roles.
+
+Two jobs, each with its own private data directory and injected file as AWX gives every job: the first
+converges whatever state the stack is in, the second must report 0 changed. Counts come from the
+runner's playbook_on_stats event only.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import stat
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.integration.awx_support import (
+    RunnerJob,
+    awx_inventory,
+    credential_type,
+    inject_credential,
+    job_template,
+    launch_extra_vars,
+    run_job,
+)
+from tests.integration.playbook_runner import PlaybookRecordError, run_playbook, stack_inventory
+
+SITE_TEMPLATE = "multicloud.federation site"
+
+
+def digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@pytest.fixture(scope="module")
+def merged_kubeconfig(stack, tmp_path_factory) -> str:
+    """What the credential holds: the kubeconfig step's merged file (the README's way to make it)."""
+    path = tmp_path_factory.mktemp("awx-credential") / "merged.kubeconfig"
+    run_playbook("playbooks/kubeconfig.yml", stack_inventory(stack.env), env=stack.env,
+                 extra_vars={"kubeconfig_merged_path": str(path)}, timeout=600)
+    return path.read_text()
+
+
+@pytest.fixture(scope="module")
+def site_jobs(stack, merged_kubeconfig, tmp_path_factory):
+    inventory = awx_inventory(yaml.safe_load(stack_inventory(stack.env).read_text()))
+    template = job_template(SITE_TEMPLATE)
+    jobs = []
+    for attempt in ("first", "second"):
+        private_data_dir = tmp_path_factory.mktemp(f"awx-site-{attempt}")
+        credential = inject_credential(credential_type(), {"kubeconfig": merged_kubeconfig}, private_data_dir)
+        before = digest(credential.files["template.kubeconfig"])
+        job = run_job(template["playbook"], inventory, credential, launch_extra_vars(template), private_data_dir,
+                      env=stack.env)
+        jobs.append((job, credential, before))
+    return inventory, jobs
+
+
+def test_credential_injects_one_kubeconfig_that_every_host_uses(merged_kubeconfig, site_jobs):
+    inventory, jobs = site_jobs
+    hosts = sorted(host for group in inventory["all"]["children"].values() for host in group["hosts"])
+    merged = yaml.safe_load(merged_kubeconfig)
+    assert sorted(context["name"] for context in merged["contexts"]) == hosts
+
+    paths = set()
+    for job, credential, before in jobs:
+        (injected,) = credential.files.values()
+        assert injected.parent.name == "env"
+        assert stat.S_IMODE(injected.stat().st_mode) == 0o600
+        assert injected.read_text() == merged_kubeconfig
+        # The collection accepts K8S_AUTH_KUBECONFIG because it names the inventory's own file.
+        assert credential.env == {"K8S_AUTH_KUBECONFIG": str(injected)}
+        assert credential.extra_vars == {"federation_awx_kubeconfig": str(injected)}
+        # The job read the credential's file and never rewrote it (current-context, backup, merge).
+        assert digest(injected) == before, job.describe()
+        paths.add(injected)
+    assert len(paths) == 2  # a file of its own for every job
+
+
+def test_site_job_converges_and_reports_the_split_as_job_artifacts(site_jobs):
+    inventory, jobs = site_jobs
+    job, _credential, _before = jobs[0]
+    hosts = sorted(host for group in inventory["all"]["children"].values() for host in group["hosts"])
+    assert job.status == "successful" and job.rc == 0, job.describe()
+    assert job.hosts() == hosts, job.describe()
+    assert job.failed_hosts() == [], job.describe()
+    # set_stats of the verify step: what AWX shows on the job as its artifacts.
+    verify = job.stats["artifact_data"]["verify"]
+    members = inventory["all"]["children"]["members"]["hosts"]
+    assert sorted(verify["expected_division"]) == sorted(members)
+    total = sum(verify["expected_division"].values())
+    assert verify["aggregated"]["replicas"] == {"expected": total, "actual": total, "sum": total}, verify
+    assert verify["aggregated"]["readyReplicas"]["actual"] == total, verify
+
+
+def test_second_site_job_changes_nothing(site_jobs):
+    _inventory, jobs = site_jobs
+    job, _credential, _before = jobs[1]
+    assert job.status == "successful" and job.rc == 0, job.describe()
+    assert job.failed_hosts() == [], job.describe()
+    assert job.changed == 0, job.describe()
+
+
+def test_no_secret_of_the_credential_in_the_job_output(merged_kubeconfig, site_jobs):
+    _inventory, jobs = site_jobs
+    merged = yaml.safe_load(merged_kubeconfig)
+    secrets = [user["user"][key] for user in merged["users"] for key in ("client-key-data", "token")
+               if user["user"].get(key)]
+    assert secrets
+    for job, _credential, _before in jobs:
+        text = job.stdout + "".join(str(event) for event in job.events)
+        assert not [secret[:12] for secret in secrets if secret in text]
+
+
+def test_a_job_without_a_stats_event_has_no_recap():
+    """A job that stopped before its recap must not read as 0 changed."""
+    job = RunnerJob(status="failed", rc=4, stdout="ERROR! the playbook could not be parsed",
+                    events=[{"event": "playbook_on_start", "event_data": {}}])
+    with pytest.raises(PlaybookRecordError, match="no playbook_on_stats event"):
+        assert job.changed == 0
