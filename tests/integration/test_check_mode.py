@@ -54,8 +54,8 @@ def cluster_state(stack) -> dict:
     return state
 
 
-def test_check_mode_on_an_empty_federation_reports_what_it_would_create_and_creates_nothing(empty_federation,
-                                                                                             tmp_path):
+def test_check_mode_on_an_empty_federation_reports_what_it_would_create_and_creates_nothing(
+        empty_federation, tmp_path):
     stack = empty_federation
     before = cluster_state(stack)
     assert before["karmada"]["kruise_crds"] == [] and not before["karmada"]["kruise_namespace"], before

@@ -122,8 +122,8 @@ def test_definition_passes_the_schema_check_and_a_broken_copy_fails_it(tmp_path)
     broken.write_text(text.replace("\nadditional_build_steps:\n", "\nadditional_build_step:\n"))
     # Both at once: each ansible-lint start takes most of its time.
     valid, misspelt = lint(EE_FILE, REPO_ROOT), lint(broken, tmp_path)
-    valid_output, _ = valid.communicate(timeout=900)
-    misspelt_output, _ = misspelt.communicate(timeout=900)
+    valid_output = valid.communicate(timeout=900)[0]
+    misspelt_output = misspelt.communicate(timeout=900)[0]
     assert valid.returncode == 0, valid_output
     assert misspelt.returncode != 0, misspelt_output
     assert "execution-environment.yml:1: schema[execution-environment]" in misspelt_output, misspelt_output

@@ -127,8 +127,7 @@ def _tasks(play):
         for task in play.get(section) or []:
             yield task
             for block in ("block", "rescue", "always"):
-                for inner in task.get(block) or []:
-                    yield inner
+                yield from task.get(block) or []
 
 
 def _add_role(seen, name, entry_point):

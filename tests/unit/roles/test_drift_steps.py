@@ -76,7 +76,7 @@ def test_the_steps_are_in_site_order():
     order = [entry["tags"][0] for entry in site]
     # kruise.yml holds both kruise (members) and kruise_control_plane (federation), in that order.
     order[order.index("kruise"):order.index("kruise") + 1] = ["kruise", "kruise_control_plane"]
-    assert [step for step in STEPS] == order
+    assert list(STEPS) == order
 
 
 def test_no_role_decides_on_ansible_check_mode():

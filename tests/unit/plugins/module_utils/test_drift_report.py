@@ -27,9 +27,10 @@ def weights(first, second):
         {"targetCluster": {"clusterNames": ["test-ucs"]}, "weight": second}]}}}}}
 
 
-def apply_result(before, after, obj=POLICY):
+def apply_result(before, after, obj=None):
     """What kubernetes.core.k8s registers for an apply that would change fields (check + diff mode)."""
-    return {"changed": True, "method": "apply", "result": obj, "diff": {"before": before, "after": after}}
+    return {"changed": True, "method": "apply", "result": POLICY if obj is None else obj,
+            "diff": {"before": before, "after": after}}
 
 
 def test_a_static_weight_edited_by_hand_is_one_row_naming_the_weight():
