@@ -57,6 +57,11 @@ class WorkloadRebalance(object):
                       predicted=drift.get("predicted"), current=drift.get("current") or {},
                       placement=drift.get("current") or {}, differences=drift.get("problems") or [],
                       notes=list(drift.get("notes") or []), rebalancer=None, waited=0.0)
+        if changed:
+            # The split as a field diff, the shape drift.yml's report reads (drift_report.result_rows):
+            # before is what the engine placed, after what the policy's weights give.
+            result["diff"] = dict(before=dict(placement=result["current"]),
+                                  after=dict(placement=result["predicted"] or {}))
         result.update(extra)
         return result
 

@@ -84,7 +84,10 @@ attributes:
       - A template that does not exist yet is reported, not failed on (an earlier step of the same run would create
         it, and its first schedule follows the weights); without check mode that is an error.
   diff_mode:
-    support: none
+    support: full
+    details:
+      - When the workload is (or would be) rebalanced, C(diff) holds its split before (C(placement) per cluster, as
+        placed) and after (as the policy's weights give it).
   platform:
     platforms: posix
 requirements:

@@ -8,9 +8,11 @@ that the AWX inventory wiring (inventories/awx/group_vars/all/awx.yml) turns int
 cluster_kubeconfig. The job's extra vars are those of a launch that changes nothing: the job template's
 and every survey question's default (awx/job_templates.yml), so the surveys' types meet the roles.
 
-Two jobs, each with its own private data directory and injected file as AWX gives every job: the first
-converges whatever state the stack is in, the second must report 0 changed. Counts come from the
-runner's playbook_on_stats event only.
+Two site jobs, each with its own private data directory and injected file as AWX gives every job: the
+first converges whatever state the stack is in, the second must report 0 changed. Then the drift job
+(what the AWX schedule launches) on the converged federation: it succeeds, changes no cluster and
+publishes a clean report as the job's artifacts. Counts come from the runner's playbook_on_stats
+event only.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from tests.integration.awx_support import (
 from tests.integration.playbook_runner import PlaybookRecordError, run_playbook, stack_inventory
 
 SITE_TEMPLATE = "multicloud.federation site"
+DRIFT_TEMPLATE = "multicloud.federation drift"
 
 
 def digest(path: Path) -> str:
@@ -109,8 +112,38 @@ def test_second_site_job_changes_nothing(site_jobs):
     assert job.changed == 0, job.describe()
 
 
-def test_no_secret_of_the_credential_in_the_job_output(merged_kubeconfig, site_jobs):
+@pytest.fixture(scope="module")
+def drift_job(stack, merged_kubeconfig, site_jobs, tmp_path_factory):
+    inventory, _jobs = site_jobs
+    template = job_template(DRIFT_TEMPLATE)
+    private_data_dir = tmp_path_factory.mktemp("awx-drift")
+    credential = inject_credential(credential_type(), {"kubeconfig": merged_kubeconfig}, private_data_dir)
+    extra_vars = {**launch_extra_vars(template), "drift_report_dir": str(private_data_dir / "reports")}
+    job = run_job(template["playbook"], inventory, credential, extra_vars, private_data_dir, env=stack.env)
+    return job, credential, private_data_dir
+
+
+def test_drift_job_on_the_converged_federation_is_clean_and_changes_nothing(site_jobs, drift_job):
+    inventory, _jobs = site_jobs
+    job, _credential, private_data_dir = drift_job
+    assert job.status == "successful" and job.rc == 0, job.describe()
+    assert job.failed_hosts() == [], job.describe()
+    # Nothing changed but the job's own report files (written in check mode too: they are its output).
+    changed = {task for _host, task in job.changed_tasks()}
+    assert changed <= {"Create the report directory", "Write the JSON report - evaluate",
+                       "Write the Markdown report - evaluate"}, job.describe()
+    hosts = sorted(host for group in inventory["all"]["children"].values() for host in group["hosts"])
+    assert job.hosts() == hosts, job.describe()
+    # The report as AWX shows it on the job, and as the files the schedule keeps.
+    published = job.stats["artifact_data"]["drift_evaluate"]
+    assert published["clean"] and published["rows"] == [] and published["failures"] == [], published
+    assert published["phase"] == "evaluate" and published["clusters"] == {}, published
+    assert (private_data_dir / "reports" / "drift-evaluate.md").is_file()
+
+
+def test_no_secret_of_the_credential_in_the_job_output(merged_kubeconfig, site_jobs, drift_job):
     _inventory, jobs = site_jobs
+    jobs = jobs + [(drift_job[0], drift_job[1], None)]
     merged = yaml.safe_load(merged_kubeconfig)
     secrets = [user["user"][key] for user in merged["users"] for key in ("client-key-data", "token")
                if user["user"].get(key)]

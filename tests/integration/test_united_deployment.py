@@ -166,8 +166,9 @@ def test_a_member_that_came_back_leaves_a_stale_split_that_rebalance_puts_right(
     """Issue 13's stale split, with one member instead of two (the same rule of Karmada's scheduler):
     test-ucs unjoined by the member_join role - a target cluster being deleted is a scheduling trigger,
     its replicas move to idc1 - and joined again - a join is not one, all six stay on idc1. verify fails
-    in its words; rebalance.yml --check reports both splits and changes nothing; rebalance.yml puts it
-    right through a WorkloadRebalancer and leaves none; verify passes; a rerun changes nothing."""
+    in its words; rebalance.yml --check reports both splits and changes nothing; drift.yml reports it
+    and, with remediate=true, puts it right through a WorkloadRebalancer and leaves none; verify
+    passes; a rerun changes nothing."""
     karmada = stack.karmada()
     stale, balanced = {"idc1": 6}, {"idc1": 2, "test-ucs": 4}
     # The previous test leaves the runbook converged; run alone, this one converges it first.
@@ -206,11 +207,25 @@ def test_a_member_that_came_back_leaves_a_stale_split_that_rebalance_puts_right(
     assert "Karmada scheduled differently from the policy: cluster idc1 should get 2 replicas, got 6" in found["differences"]
     assert clusters_of(karmada) == stale and rebalancers(karmada) == ""
 
-    done = playbook(stack.env, "rebalance.yml")
-    assert done.returncode == 0 and done.changed == 1, done
-    result = done.result(REBALANCE_TASK, "karmada")
-    assert result["msg"] == "Karmada rebalanced UnitedDeployment default/demo from {idc1: 6} to {idc1: 2, test-ucs: 4}"
-    assert result["rebalancer"] == "multicloud-rebalance-default.demo-uniteddeployment"
+    # The scheduled drift job finds it (a row of the rebalance step, verify failed beside it) and
+    # its remediation runs the rebalance step for real, then verify, then evaluates again.
+    reports = tmp_path / "drift"
+    done = playbook(stack.env, "drift.yml", {"drift_report_dir": str(reports), "remediate": True,
+                                             "verify_report_dir": str(tmp_path)})
+    assert done.returncode == 0, done
+    found = json.loads((reports / "drift-evaluate.json").read_text())
+    placement = {(r["step"], r["object"], r["field"]): (r["desired"], r["actual"]) for r in found["rows"]}
+    assert placement == {("rebalance", "UnitedDeployment default/demo", "placement.idc1"): (2, 6),
+                         ("rebalance", "UnitedDeployment default/demo", "placement.test-ucs"): (4, None)}, found["rows"]
+    assert [failure["step"] for failure in found["failures"]] == ["verify"], found["failures"]
+    # The step's three runs: evaluation (check mode), remediation, second evaluation.
+    runs = [row.result for row in done.tasks if row.task == REBALANCE_TASK and row.host == "karmada"]
+    assert [result["msg"] for result in runs] == [
+        "UnitedDeployment default/demo would be rebalanced from {idc1: 6} to {idc1: 2, test-ucs: 4}",
+        "Karmada rebalanced UnitedDeployment default/demo from {idc1: 6} to {idc1: 2, test-ucs: 4}",
+        "UnitedDeployment default/demo follows its policy: {idc1: 2, test-ucs: 4}"], runs
+    assert runs[1]["rebalancer"] == "multicloud-rebalance-default.demo-uniteddeployment"
+    assert json.loads((reports / "drift-recheck.json").read_text())["clean"]
     assert clusters_of(karmada) == balanced and rebalancers(karmada) == ""
     binding = karmada.get("resourcebinding.work.karmada.io", BINDING, "-n", "default")
     assert binding["status"]["lastScheduledTime"] >= binding["spec"]["rescheduleTriggeredAt"]

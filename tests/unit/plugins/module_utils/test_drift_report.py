@@ -95,6 +95,18 @@ def test_a_release_without_field_diff_is_named_by_the_hint_and_the_command_loses
     assert "--kube-token=(masked)" in rows[0]["note"]
 
 
+def test_a_stale_split_is_a_row_per_cluster_of_the_rebalance_step():
+    # What multicloud.federation.workload_rebalance registers in check mode for a stale split.
+    stale = {"changed": True, "msg": "UnitedDeployment default/demo would be rebalanced from {idc1: 6} to "
+                                     "{idc1: 2, test-ucs: 4}",
+             "diff": {"before": {"placement": {"idc1": 6}}, "after": {"placement": {"idc1": 2, "test-ucs": 4}}}}
+    rows = result_rows("karmada", "rebalance", "WorkloadRebalancer", stale, "UnitedDeployment default/demo")
+    assert sorted((r["object"], r["field"], r["desired"], r["actual"]) for r in rows) == [
+        ("UnitedDeployment default/demo", "placement.idc1", 2, 6),
+        ("UnitedDeployment default/demo", "placement.test-ucs", 4, None)]
+    assert rows[0]["note"].startswith("UnitedDeployment default/demo would be rebalanced")
+
+
 def test_a_pending_object_is_a_creation_and_keeps_its_message():
     pending = {"changed": True, "msg": "UnitedDeployment CRD not installed yet: would create UnitedDeployment default/demo"}
     rows = result_rows("karmada", "united_deployment", "UnitedDeployment", pending, "UnitedDeployment default/demo",

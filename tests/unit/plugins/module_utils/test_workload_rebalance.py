@@ -43,6 +43,7 @@ def test_a_balanced_split_is_left_alone(monkeypatch):
         assert result["changed"] is False and result["rebalanced"] is False
         assert result["current"] == result["predicted"] == result["placement"] == BALANCED
         assert result["msg"] == "UnitedDeployment default/demo follows its policy: {idc1: 2, test-ucs: 4}"
+        assert "diff" not in result
     assert cluster.writes == [] and fake.pauses == []
 
 
@@ -52,6 +53,7 @@ def test_check_mode_reports_the_rebalance_with_both_splits_and_changes_nothing(m
     assert result["changed"] is True and result["rebalanced"] is True
     assert (result["current"], result["predicted"], result["placement"]) == (STALE, BALANCED, BALANCED)
     assert result["differences"] == DIFFERENCES
+    assert result["diff"] == {"before": {"placement": STALE}, "after": {"placement": BALANCED}}
     assert result["msg"] == ("UnitedDeployment default/demo would be rebalanced from {idc1: 6} to "
                              "{idc1: 2, test-ucs: 4}")
     assert result["rebalancer"] == "multicloud-rebalance-default.demo-uniteddeployment"
