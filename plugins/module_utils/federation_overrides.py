@@ -320,6 +320,11 @@ def escape_pointer(key):
     return key.replace("~", "~0").replace("/", "~1")
 
 
+def unescape_pointer(token):
+    """The map key (or list index, as text) one JSON pointer token names (RFC 6901)."""
+    return token.replace("~1", "/").replace("~0", "~")
+
+
 def _removal_value(keys):
     return dict((key, "") for key in keys)
 

@@ -43,8 +43,11 @@ from ansible_collections.multicloud.federation.plugins.module_utils.kruise_alloc
 )
 from ansible_collections.multicloud.federation.plugins.module_utils.united_deployment import (
     SUBSET_WORKLOADS,
+    UnitedDeploymentError,
     expected_updated,
+    is_virtual_kubelet_subset,
     pod_template,
+    regular_nodes_only,
     template_kind,
 )
 
@@ -85,15 +88,6 @@ def _pod_ready(pod):
     for condition in (pod.get("status") or {}).get("conditions") or []:
         if condition.get("type") == "Ready":
             return condition.get("status") == "True"
-    return False
-
-
-def _is_virtual_kubelet_subset(subset, vk_key, vk_value):
-    """A subset whose nodeSelectorTerm requires the virtual-kubelet node label."""
-    for expression in (subset.get("nodeSelectorTerm") or {}).get("matchExpressions") or []:
-        if expression.get("key") == vk_key and expression.get("operator") == "In" \
-                and vk_value in (expression.get("values") or []):
-            return True
     return False
 
 
@@ -174,7 +168,7 @@ def check_pods_on_nodes(cluster, subset, subset_pods, nodes, virtual_kubelet_lab
     on matching nodes, problems)."""
     vk_key, vk_value = virtual_kubelet_label
     name = subset.get("name")
-    is_vk = _is_virtual_kubelet_subset(subset, vk_key, vk_value)
+    is_vk = is_virtual_kubelet_subset(subset, virtual_kubelet_label)
     ready, problems = 0, []
     for pod in subset_pods:
         node = (pod.get("spec") or {}).get("nodeName")
@@ -223,7 +217,7 @@ def check_subset(cluster, subset, expected, partition, member, template, virtual
     want_updated = subset_expected_updated(template_kind(template), expected, partition, workload)
     row = {"cluster": cluster, "subset": name, "expected": expected, "actual": len(subset_pods),
            "ready": ready, "expected_updated": want_updated, "updated": updated,
-           "virtual_kubelet": _is_virtual_kubelet_subset(subset, *virtual_kubelet_label)}
+           "virtual_kubelet": is_virtual_kubelet_subset(subset, virtual_kubelet_label)}
     if row["actual"] != expected:
         problems.append("cluster %s subset %s: %d pods, expected %d" % (cluster, name, row["actual"], expected))
     if ready != expected:
@@ -239,8 +233,31 @@ def check_subset(cluster, subset, expected, partition, member, template, virtual
     return row, problems
 
 
-def check_member(cluster, want, member, template, virtual_kubelet_label):
-    """Steps 2 to 5 for one member cluster.
+def member_template(template, virtual_kubelet, virtual_kubelet_label):
+    """The UnitedDeployment a member runs: the template, or for a member without virtual-kubelet
+    nodes (``virtual_kubelet`` false) the template as the united_deployment step's OverridePolicy
+    changes it there (united_deployment.regular_nodes_only_patch)."""
+    if virtual_kubelet is not False:
+        return template
+    return regular_nodes_only(template, virtual_kubelet_label)
+
+
+def check_member_subsets(cluster, member_ud, expected_template, virtual_kubelet):
+    """Step 2b: the member's UnitedDeployment has the subsets it must (none on virtual-kubelet nodes
+    in a member without them), read from the member, not assumed from the template."""
+    def names(ud):
+        return [s.get("name") for s in (((ud.get("spec") or {}).get("topology") or {}).get("subsets") or [])]
+
+    have, want = names(member_ud), names(expected_template)
+    if have == want:
+        return []
+    why = " (it has no virtual-kubelet nodes: cluster_virtual_kubelet is false)" if virtual_kubelet is False else ""
+    return ["cluster %s: its UnitedDeployment has the subsets %s, expected %s%s" % (cluster, have, want, why)]
+
+
+def check_member(cluster, want, member, template, virtual_kubelet_label, virtual_kubelet=None):
+    """Steps 2 to 5 for one member cluster (``virtual_kubelet``: whether it has virtual-kubelet
+    nodes; False drops the template's virtual-kubelet subsets there, None keeps them).
 
     Returns {"replicas": its UnitedDeployment's spec.replicas (None when there is none), "rows"
     (one per subset, then the cluster's total), "problems", "status": {field: the member's value}}."""
@@ -255,6 +272,12 @@ def check_member(cluster, want, member, template, virtual_kubelet_label):
         return outcome
     outcome["replicas"] = (member_ud.get("spec") or {}).get("replicas")
     outcome["problems"].extend(check_member_united_deployment(cluster, want, member_ud))
+    try:
+        template = member_template(template, virtual_kubelet, virtual_kubelet_label)
+    except UnitedDeploymentError as error:
+        outcome["problems"].append("cluster %s: %s" % (cluster, error))
+        return outcome
+    outcome["problems"].extend(check_member_subsets(cluster, member_ud, template, virtual_kubelet))
     member_status = member_ud.get("status") or {}
     for field in STATUS_FIELDS:
         outcome["status"][field] = member_status.get(field) or 0
@@ -296,12 +319,14 @@ def check_aggregated_status(template, sums, expected_updated_total):
 
 
 def evaluate(template, binding, policy, clusters, members, karmada_version,
-             virtual_kubelet_label=("type", "virtual-kubelet"), api_version=None, kind=None):
+             virtual_kubelet_label=("type", "virtual-kubelet"), api_version=None, kind=None, virtual_kubelet=None):
     """Everything verify checks, as rows and problems: the binding's state, then the steps above.
 
     ``members``: {cluster: {"ud": the member's UnitedDeployment or None,
     "workloads": {subset: its workload}, "pods": [pods of the UnitedDeployment],
     "nodes": {node name: labels}, "error": why the member could not be read, or absent}}.
+    ``virtual_kubelet``: {cluster: whether it has virtual-kubelet nodes}; a cluster left out keeps
+    the template's subsets.
     Returns {"ok", "problems", "notes", "rows", "clusters": {cluster: {expected, scheduled, member}},
     "aggregated": {field: {expected, actual, sum}}, "expected_division", "scheduled", "uid",
     "strategy", "weights"}.
@@ -315,7 +340,8 @@ def evaluate(template, binding, policy, clusters, members, karmada_version,
     expected_updated_total = 0
     for cluster in sorted(set(expected) | set(scheduled) | set(members)):
         want = expected.get(cluster, 0)
-        checked = check_member(cluster, want, members.get(cluster) or {}, template, virtual_kubelet_label)
+        checked = check_member(cluster, want, members.get(cluster) or {}, template, virtual_kubelet_label,
+                               (virtual_kubelet or {}).get(cluster))
         cluster_summary[cluster] = {"expected": want, "scheduled": scheduled.get(cluster, 0),
                                     "member": checked["replicas"]}
         rows.extend(checked["rows"])
@@ -513,7 +539,8 @@ class Verification(object):
         members = dict((m["name"], self.member_state(m)) for m in self.members)
         result = evaluate(template, self.engine.placement(template), policy, self.engine.clusters(), members,
                           self.karmada_version, virtual_kubelet_label=self.virtual_kubelet_label,
-                          api_version=self.api_version)
+                          api_version=self.api_version,
+                          virtual_kubelet=dict((m["name"], m.get("virtual_kubelet")) for m in self.members))
         return result, result["problems"]
 
     def run(self, timeout, interval):

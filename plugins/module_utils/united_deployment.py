@@ -32,8 +32,13 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import copy
 import re
 
+from ansible_collections.multicloud.federation.plugins.module_utils.federation_overrides import (
+    escape_pointer,
+    unescape_pointer,
+)
 from ansible_collections.multicloud.federation.plugins.module_utils.kruise_allocation import (
     FieldError,
     KruiseAllocationError,
@@ -104,6 +109,67 @@ def template_kind(ud):
     template = ((ud or {}).get("spec") or {}).get("template") or {}
     kinds = [kind for kind in TEMPLATE_KINDS if template.get(kind) is not None]
     return kinds[0] if len(kinds) == 1 else None
+
+
+def is_virtual_kubelet_subset(subset, virtual_kubelet_label=("type", "virtual-kubelet")):
+    """A subset whose nodeSelectorTerm requires the virtual-kubelet node label (``(key, value)``)."""
+    key, value = virtual_kubelet_label
+    for expression in (subset.get("nodeSelectorTerm") or {}).get("matchExpressions") or []:
+        if expression.get("key") == key and expression.get("operator") == "In" and value in (expression.get("values") or []):
+            return True
+    return False
+
+
+def regular_nodes_only_patch(ud, virtual_kubelet_label=("type", "virtual-kubelet")):
+    """JSON patch operations (``{op: remove, path}``) that turn ``ud`` into what a member without
+    virtual-kubelet nodes must run: its whole share on the regular subsets.
+
+    The virtual-kubelet subsets go, with their partitions (a member's Kruise webhook refuses a
+    partition of a subset that does not exist). Kruise's specific allocator gives each subset its
+    ``replicas`` and shares the rest among the subsets without any (kruise
+    ``pkg/controller/uniteddeployment/allocator.go`` normalAllocate); with none left, the rest would
+    run nowhere, so the last regular subset loses its ``replicas`` (and ``maxReplicas``, the
+    min/max allocator's cap) and takes it. Operations are ordered so that every path is valid when it is
+    applied (removals inside a subset before any subset is removed, subsets from the last). Empty when
+    no subset is a virtual-kubelet one; UnitedDeploymentError when every subset is.
+    """
+    spec = (ud or {}).get("spec") or {}
+    subsets = (spec.get("topology") or {}).get("subsets") or []
+    virtual = [index for index, subset in enumerate(subsets) if is_virtual_kubelet_subset(subset, virtual_kubelet_label)]
+    if not virtual:
+        return []
+    regular = [index for index in range(len(subsets)) if index not in virtual]
+    if not regular:
+        raise UnitedDeploymentError([
+            "every subset of the UnitedDeployment is a virtual-kubelet subset (nodeSelectorTerm %s In [%s]), so a member "
+            "without virtual-kubelet nodes (cluster_virtual_kubelet: false) could run none of it: add a subset for the "
+            "regular nodes" % virtual_kubelet_label])
+    patch = []
+    if all(subsets[index].get("replicas") is not None for index in regular):
+        last = regular[-1]
+        for field in ("replicas", "maxReplicas"):
+            if subsets[last].get(field) is not None:
+                patch.append({"op": "remove", "path": "/spec/topology/subsets/%d/%s" % (last, field)})
+    partitions = ((spec.get("updateStrategy") or {}).get("manualUpdate") or {}).get("partitions") or {}
+    for index in virtual:
+        name = subsets[index].get("name")
+        if name in partitions:
+            patch.append({"op": "remove", "path": "/spec/updateStrategy/manualUpdate/partitions/%s" % escape_pointer(name)})
+    for index in reversed(virtual):
+        patch.append({"op": "remove", "path": "/spec/topology/subsets/%d" % index})
+    return patch
+
+
+def regular_nodes_only(ud, virtual_kubelet_label=("type", "virtual-kubelet")):
+    """A copy of ``ud`` with regular_nodes_only_patch() applied: what such a member runs."""
+    patched = copy.deepcopy(ud)
+    for operation in regular_nodes_only_patch(ud, virtual_kubelet_label):
+        keys = [unescape_pointer(key) for key in operation["path"].split("/")[1:]]
+        parent = patched
+        for key in keys[:-1]:
+            parent = parent[int(key)] if isinstance(parent, list) else parent[key]
+        del parent[int(keys[-1]) if isinstance(parent, list) else keys[-1]]
+    return patched
 
 
 def pod_template(ud):

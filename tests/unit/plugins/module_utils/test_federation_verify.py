@@ -22,6 +22,7 @@ from ansible_collections.multicloud.federation.plugins.module_utils.federation_v
     subset_expected_updated,
 )
 from ansible_collections.multicloud.federation.plugins.module_utils.karmada_division import EVEN_UID
+from ansible_collections.multicloud.federation.plugins.module_utils.united_deployment import regular_nodes_only
 from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.federation_samples import (
     cluster,
     policy,
@@ -226,3 +227,35 @@ def test_aggregated_status_equals_the_members_sum_and_the_template():
     assert problems == ["control plane status.readyReplicas is 6, the members sum to 5",
                         "the members' status.readyReplicas sums to 5, expected 6",
                         "the control plane's aggregated status has not observed generation 1 yet (observedGeneration 0)"]
+
+
+def regular_only_member(replicas):
+    """A member without virtual-kubelet nodes, as the united_deployment step's OverridePolicy leaves it."""
+    found = member(replicas, replicas, 0)
+    found["ud"] = dict(found["ud"], spec=regular_nodes_only(found["ud"])["spec"])
+    del found["workloads"]["virtual-kubelet"]
+    return found
+
+
+def test_a_member_without_virtual_kubelet_nodes_runs_its_whole_share_on_regular_nodes():
+    template, binding, pp, clusters, members = world()
+    members["idc1"] = regular_only_member(2)
+    result = evaluate(template, binding, pp, clusters, members, "v1.18.2",
+                      virtual_kubelet={"idc1": False, "test-ucs": True})
+    assert result["problems"] == [], result["problems"]
+    rows = dict(((r["cluster"], r["subset"]), (r["expected"], r["ready"])) for r in result["rows"])
+    assert rows[("idc1", "regular")] == (2, 2) and ("idc1", "virtual-kubelet") not in rows
+    assert rows[("test-ucs", "regular")] == (2, 2) and rows[("test-ucs", "virtual-kubelet")] == (2, 2)
+
+
+def test_a_member_without_virtual_kubelet_nodes_that_still_has_the_subset_is_a_problem():
+    template, binding, pp, clusters, members = world()
+    # The OverridePolicy is missing: Karmada sent the template as it is, Kruise put one pod on a
+    # virtual-kubelet subset that has no node to run on.
+    members["idc1"]["pods"] = members["idc1"]["pods"][:1]
+    problems = "\n".join(evaluate(template, binding, pp, clusters, members, "v1.18.2",
+                                  virtual_kubelet={"idc1": False})["problems"])
+    assert ("cluster idc1: its UnitedDeployment has the subsets ['regular', 'virtual-kubelet'], expected ['regular'] "
+            "(it has no virtual-kubelet nodes: cluster_virtual_kubelet is false)") in problems
+    # Judged by the subsets it must run: all of its share on regular nodes.
+    assert "cluster idc1 subset regular: 1 pods ready on matching nodes, expected 2" in problems

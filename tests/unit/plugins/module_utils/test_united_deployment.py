@@ -12,11 +12,14 @@ import copy
 
 import pytest
 
+from ansible_collections.multicloud.federation.plugins.module_utils import kruise_allocation
 from ansible_collections.multicloud.federation.plugins.module_utils.united_deployment import (
     UnitedDeploymentError,
     check,
     expected_updated,
     federation_guards,
+    regular_nodes_only,
+    regular_nodes_only_patch,
     validate,
 )
 from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.federation_samples import (
@@ -113,3 +116,69 @@ def test_subset_node_selector_and_tolerations_are_immutable():
     assert "spec.topology.subsets[0].nodeSelectorTerm: Forbidden: may not be changed in an update" in found
     assert "spec.topology.subsets[1].tolerations: Forbidden: may not be changed in an update" in found
     assert messages(copy.deepcopy(old), old) == []
+
+
+# --- members without virtual-kubelet nodes -------------------------------------------------------
+def test_the_runbook_subsets_leave_the_regular_subset_taking_the_whole_share():
+    ud = runbook_ud(6)
+    # regular's "50%" would leave the other half of the share to no subset: it goes too.
+    assert regular_nodes_only_patch(ud) == [{"op": "remove", "path": "/spec/topology/subsets/0/replicas"},
+                                            {"op": "remove", "path": "/spec/topology/subsets/1"}]
+    patched = regular_nodes_only(ud)
+    assert [s["name"] for s in patched["spec"]["topology"]["subsets"]] == ["regular"]
+    assert "replicas" not in patched["spec"]["topology"]["subsets"][0]
+    assert kruise_allocation.allocate(2, patched["spec"]["topology"]["subsets"]) == {"regular": 2}
+    assert ud["spec"]["topology"]["subsets"][1]["name"] == "virtual-kubelet"  # the input is not changed
+
+
+def test_when_every_regular_subset_has_replicas_the_last_one_takes_the_rest():
+    ud = runbook_ud(6)
+    subsets = ud["spec"]["topology"]["subsets"]
+    subsets.insert(0, {"name": "zone-b", "replicas": 1})
+    subsets[2]["replicas"] = "25%"
+    ud["spec"]["updateStrategy"]["manualUpdate"]["partitions"] = {"zone-b": 0, "regular": 1, "virtual-kubelet": 1}
+    # The removals inside subsets first (their indexes still hold), then the subsets from the last.
+    assert regular_nodes_only_patch(ud) == [
+        {"op": "remove", "path": "/spec/topology/subsets/1/replicas"},
+        {"op": "remove", "path": "/spec/updateStrategy/manualUpdate/partitions/virtual-kubelet"},
+        {"op": "remove", "path": "/spec/topology/subsets/2"}]
+    patched = regular_nodes_only(ud)
+    assert patched["spec"]["topology"]["subsets"] == [{"name": "zone-b", "replicas": 1}, {
+        "name": "regular", "nodeSelectorTerm": subsets[1]["nodeSelectorTerm"]}]
+    assert patched["spec"]["updateStrategy"]["manualUpdate"]["partitions"] == {"zone-b": 0, "regular": 1}
+    # Kruise's allocator now gives the whole share to the regular subsets, and the webhook accepts it.
+    assert kruise_allocation.allocate(3, patched["spec"]["topology"]["subsets"]) == {"zone-b": 1, "regular": 2}
+    assert validate(patched) == []
+
+
+def test_a_min_max_subset_loses_its_cap():
+    ud = runbook_ud(6)
+    ud["spec"]["topology"]["subsets"][0] = dict(ud["spec"]["topology"]["subsets"][0], replicas=None,
+                                                minReplicas=1, maxReplicas=2)
+    del ud["spec"]["topology"]["subsets"][0]["replicas"]
+    # minReplicas/maxReplicas without replicas: an unspecified subset for the specific allocator's
+    # count, so nothing is removed from it; the min/max allocator's cap is a different rule.
+    assert regular_nodes_only_patch(ud) == [{"op": "remove", "path": "/spec/topology/subsets/1"}]
+    ud["spec"]["topology"]["subsets"][0]["replicas"] = 2
+    assert regular_nodes_only_patch(ud)[:2] == [
+        {"op": "remove", "path": "/spec/topology/subsets/0/replicas"},
+        {"op": "remove", "path": "/spec/topology/subsets/0/maxReplicas"}]
+
+
+def test_without_virtual_kubelet_subsets_nothing_changes_and_with_only_those_it_is_refused():
+    ud = runbook_ud(6)
+    del ud["spec"]["topology"]["subsets"][1]
+    assert regular_nodes_only_patch(ud) == [] and regular_nodes_only(ud) == ud
+    ud = runbook_ud(6)
+    del ud["spec"]["topology"]["subsets"][0]
+    with pytest.raises(UnitedDeploymentError, match="every subset of the UnitedDeployment is a virtual-kubelet subset"):
+        regular_nodes_only_patch(ud)
+
+
+def test_another_virtual_kubelet_label():
+    ud = runbook_ud(6)
+    ud["spec"]["topology"]["subsets"][1]["nodeSelectorTerm"]["matchExpressions"][0].update(
+        key="node.kubernetes.io/instance-type", values=["cci"])
+    assert regular_nodes_only_patch(ud) == []
+    assert regular_nodes_only_patch(ud, ("node.kubernetes.io/instance-type", "cci"))[-1] == {
+        "op": "remove", "path": "/spec/topology/subsets/1"}
