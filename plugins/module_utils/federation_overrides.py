@@ -724,7 +724,8 @@ class OverrideRun(object):
                                 % (rule_set.namespace, self.control_plane.name))
 
     def selected_objects(self, rule_set):
-        """The control-plane objects the selectors select. A selector by name must find its object;
+        """The control-plane objects the selectors select. A selector by name must find its object
+        (unless ``allow_missing``, on an engine that does not bind by label);
         on an engine that binds by label (``engine.override_binds_objects``) every selector must
         select something now, and objects are namespaced exactly when the rule set is."""
         binds = self.engine.override_binds_objects
@@ -744,7 +745,9 @@ class OverrideRun(object):
             objects = self.control_plane.list(api_version, kind, namespace=rule_set.namespace)
             if selector.get("name"):
                 objects = [o for o in objects if o["metadata"]["name"] == selector["name"]]
-                if not objects:
+                # allow_missing: the caller creates the object right after (Karmada applies a policy to
+                # objects as they appear); an engine that binds by label needs it now.
+                if not objects and not (self.params.get("allow_missing") and not binds):
                     raise OverrideError("%s: %s %s%s does not exist in %s (federalize it first, or fix the selector)"
                                         % (where, kind, rule_set.namespace + "/" if rule_set.namespace else "",
                                            selector["name"], self.control_plane.name))

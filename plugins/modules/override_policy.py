@@ -72,6 +72,16 @@ options:
       - The inventory's member clusters as the C(multicloud.federation.member_clusters) filter gives them;
         they map the hosts a rule's C(target_clusters) names to cluster names. No member is connected to.
     default: []
+  allow_missing:
+    description:
+      - Accept a selector by C(name) whose object does not exist on the control plane yet, for a caller that
+        creates it next and wants the overrides in place before the engine first propagates it (the
+        united_deployment step does so for members without virtual-kubelet nodes). Karmada applies an
+        OverridePolicy to objects as they appear.
+      - KubeAdmiral binds an override policy to objects by a label on them, so there the object must exist and
+        this is refused as without it.
+    type: bool
+    default: false
 notes:
   - Check mode sends every write as a server-side dry run and reports exactly what a run would change.
   - Upstream references - karmada-io/karmada v1.18.2 C(pkg/apis/policy/v1alpha1/override_types.go);
@@ -167,6 +177,7 @@ def argspec():
         resource_selectors=dict(type="list", elements="dict", default=[]),
         rules=dict(type="list", elements="dict", default=[]),
         members=dict(copy.deepcopy(MEMBER_ACCESS_SPEC), default=[]),
+        allow_missing=dict(type="bool", default=False),
     )
     return args
 

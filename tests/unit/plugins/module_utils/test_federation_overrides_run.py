@@ -155,6 +155,17 @@ def test_karmada_label_selectors_may_select_templates_to_come():
     assert result["changed"] is True
 
 
+def test_karmada_allow_missing_takes_a_named_template_created_next():
+    engine = karmada_engine(*app_objects())
+    selectors = [{"api_version": "v1", "kind": "Service", "name": "comes-next"}]
+    with pytest.raises(fo.OverrideError, match="Service demo/comes-next does not exist"):
+        run(engine, resource_selectors=selectors)
+    result = run(engine, resource_selectors=selectors, allow_missing=True)
+    assert result["changed"] is True
+    policy = engine.control_plane.get(ke.POLICY_API_VERSION, "OverridePolicy", "volc-service-override", NAMESPACE)
+    assert policy["spec"]["resourceSelectors"] == [{"apiVersion": "v1", "kind": "Service", "name": "comes-next"}]
+
+
 def test_server_defaulting_does_not_read_as_a_change():
     """A field the apiserver adds (a CRD default) is not a difference: the dry run says so."""
     engine = karmada_engine(*app_objects())
@@ -237,6 +248,10 @@ def test_kubeadmiral_needs_an_object_for_each_selector():
                                          "label_selector": {"matchLabels": {"app": "later"}}}])
     with pytest.raises(fo.OverrideError, match="Service is namespaced: set the namespace"):
         run(engine, namespace=None)
+    # It binds by a label on the object: one that does not exist cannot be bound, allowed or not.
+    with pytest.raises(fo.OverrideError, match="Service demo/comes-next does not exist"):
+        run(engine, resource_selectors=[{"api_version": "v1", "kind": "Service", "name": "comes-next"}],
+            allow_missing=True)
 
 
 def test_kubeadmiral_binds_a_cluster_scoped_object_to_a_cluster_override_policy():
