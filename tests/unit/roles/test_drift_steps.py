@@ -86,3 +86,18 @@ def test_no_role_decides_on_ansible_check_mode():
     users = sorted(f"{path.relative_to(ROOT)}" for path in ROLES.glob("*/tasks/*.yml")
                    if "ansible_check_mode" in path.read_text())
     assert not users, f"task files deciding on ansible_check_mode (use the cluster_info result's check_mode): {users}"
+
+
+def test_no_task_registers_over_a_variable_of_its_role():
+    """A registered result is a host fact, which wins over the role's vars: a task that registers the
+    name of a variable its role loops over breaks the next task that reads it (and every later run of
+    the role in the same play, as drift.yml's three phases are)."""
+    clashes = []
+    for role_dir in sorted(ROLES.iterdir()):
+        defined = set()
+        for kind in ("vars", "defaults"):
+            for path in sorted((role_dir / kind).glob("*.yml")):
+                defined |= set(yaml.safe_load(path.read_text()) or {})
+        clashes += [(role_dir.name, file_name, task.get("name"), task["register"])
+                    for file_name, task in role_tasks(role_dir.name) if task.get("register") in defined]
+    assert not clashes, clashes
