@@ -58,7 +58,7 @@ FEDERALIZATION_RUNS = {
     "migrate.yml": {**FEDERALIZE_VARS, **OVERRIDE_VARS, "federalize_target": "test-ucs"},
     "distribute.yml": {**FEDERALIZE_VARS, **OVERRIDE_VARS, "federalize_clusters": ["idc1", "test-ucs"]},
 }
-DIRECT_RUNS = ["site.yml", "member_join.yml", "rebalance.yml", *FEDERALIZATION_RUNS]
+DIRECT_RUNS = ["site.yml", "member_join.yml", "rebalance.yml", *FEDERALIZATION_RUNS, "drift.yml"]
 
 
 # ---------------------------------------------------------------------------------------- the scan
@@ -231,6 +231,10 @@ def scanned(stack, tmp_path_factory) -> tuple[dict[str, PlaybookRun], dict[str, 
                  f"{APP} Ready in idc1", timeout=240)
         for playbook, extra_vars in FEDERALIZATION_RUNS.items():
             runs[playbook] = vvv(playbook, extra_vars)
+        # Every step in check and diff mode, the distributed application with its Secret included; the
+        # scan reads the whole run whatever it finds (drift_fail false: a finding is no early stop).
+        runs["drift.yml"] = vvv("drift.yml", {"drift_report_dir": str(tmp_path_factory.mktemp("drift")), "drift_fail": False,
+                                              "drift_applications": [FEDERALIZATION_RUNS["distribute.yml"]]})
         for needle, source in stack_secrets(stack).items():
             needles.setdefault(needle, source)
     finally:
