@@ -18,7 +18,10 @@ ConfigMaps fed-cm-01/02 and Secret fed-secret-01, Service fed-service-01 (LoadBa
    member's copies Ready (and the Service with an ingress) before anything in the first is deleted;
 4. distribute.yml: both members, the first one's Service without the second's annotations.
 
-Every playbook's second run changes nothing, nor does check mode on the converged federation.
+Every playbook's second run changes nothing, nor does check mode on the converged federation (the
+two side by side: both find the federation converged). Each playbook's first run is at -vvv and
+prints none of the stack's secrets (tests/integration/secret_scan.py), the application's Secret
+included: the federalization playbooks' secret scan, on both engines.
 """
 
 from __future__ import annotations
@@ -26,7 +29,8 @@ from __future__ import annotations
 import copy
 import threading
 import time
-from dataclasses import dataclass
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
@@ -34,6 +38,7 @@ import pytest
 from tests.integration import federalize_support
 from tests.integration.conftest import Cluster
 from tests.integration.playbook_runner import PlaybookRun, run_playbook
+from tests.integration.secret_scan import assert_no_secret_printed, stack_secrets
 
 NAMESPACE = "fed-runbook"
 NODE_PORT = 31922
@@ -102,10 +107,18 @@ class Federation:
     managed_label: str
     # Namespaces of other tests whose Services may still hold NODE_PORT: removed first.
     foreign_namespaces: tuple = ()
+    # The secrets a run must not print (read once the application runs in the first member).
+    needles: dict = field(default_factory=dict)
 
-    def playbook(self, name: str, extra_vars: dict, check: bool = False) -> PlaybookRun:
+    def playbook(self, name: str, extra_vars: dict, check: bool = False, verbosity: int = 0) -> PlaybookRun:
         return run_playbook(Path("playbooks") / name, self.inventory, env=self.env, extra_vars=extra_vars,
-                            check=check, expect_failure=None, timeout=900)
+                            check=check, verbosity=verbosity, expect_failure=None, timeout=900)
+
+    def first_run(self, name: str, extra_vars: dict) -> PlaybookRun:
+        """A playbook's first run, at -vvv: it prints what it creates, so it is also the secret scan."""
+        run = self.playbook(name, extra_vars, verbosity=3)
+        assert_no_secret_printed(run, self.needles, f"{name} -vvv on {self.engine}")
+        return run
 
 
 def karmada(stack) -> Federation:
@@ -216,15 +229,19 @@ def federation(request, stack):
     federation.first.apply(scenario())
     eventually(lambda: deployments_ready(federation.first), f"the runbook's Deployments Ready in {federation.first.name}",
                timeout=180)
+    federation.needles = stack_secrets(stack, (federation.control_plane, federation.first, federation.second))
+    assert any(federalize_support.SECRET_VALUE in needle for needle in federation.needles), \
+        "the application's Secret was not read"
     yield federation
     clean(federation)
 
 
 def assert_converged(federation: Federation, name: str, extra_vars: dict) -> None:
-    """A second run and check mode on the converged federation change nothing."""
-    again = federation.playbook(name, extra_vars)
+    """A second run and check mode on the converged federation change nothing (side by side: each
+    finds what the first run left)."""
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        again, checked = pool.map(lambda check: federation.playbook(name, extra_vars, check=check), (False, True))
     assert again.returncode == 0 and again.changed == 0, again
-    checked = federation.playbook(name, extra_vars, check=True)
     assert checked.returncode == 0 and checked.changed == 0, checked
 
 
@@ -310,7 +327,7 @@ def test_federalize_adopts_the_running_application(federation):
     pods_before, replicasets_before = pod_uids(first), replicaset_uids(first)
     assert len(pods_before) == sum(REPLICAS.values())
 
-    run = federation.playbook("federalize.yml", FEDERALIZE_VARS)
+    run = federation.first_run("federalize.yml", FEDERALIZE_VARS)
     assert run.returncode == 0 and run.changed > 0, run
 
     for kind, name in APP:
@@ -342,7 +359,7 @@ def test_a_bad_override_stops_before_any_change(federation, override, message):
 def test_override_and_migrate_without_a_moment_without_a_ready_copy(federation):
     first, second = federation.first, federation.second
     with Timeline(first) as source, Timeline(second) as target:
-        run = federation.playbook("migrate.yml", MIGRATE_VARS)
+        run = federation.first_run("migrate.yml", MIGRATE_VARS)
         assert run.returncode == 0 and run.changed > 0, run
         eventually(lambda: all(not exists(first, kind, name) for kind, name in APP),
                    f"the application gone from {first.name}", timeout=120)
@@ -366,7 +383,7 @@ def test_override_and_migrate_without_a_moment_without_a_ready_copy(federation):
 
 def test_distribute_runs_in_both_with_the_overrides_only_in_the_second(federation):
     first, second = federation.first, federation.second
-    run = federation.playbook("distribute.yml", DISTRIBUTE_VARS)
+    run = federation.first_run("distribute.yml", DISTRIBUTE_VARS)
     assert run.returncode == 0 and run.changed > 0, run
     for member in (first, second):
         for kind, name in APP:
