@@ -21,6 +21,19 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 UP_TIMEOUT_SECONDS = 1800
 
 
+# The modules that need a federation without Kruise run first, while the stack is as `up` left it
+# and before the modules that converge the runbook. Each module still makes the state it needs
+# itself (test_kruise's without_kruise, test_united_deployment's clean_start), whatever ran before;
+# the order only spares the suite installing Kruise from nothing and removing it again, twice over.
+FIRST_MODULES = ("test_check_mode.py", "test_kruise.py", "test_kruise_toleration.py")
+
+
+def pytest_collection_modifyitems(items):
+    rank = {name: index for index, name in enumerate(FIRST_MODULES)}
+    # A stable sort: within a module, and among the other modules, the order stays as collected.
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
+
+
 def run(argv: list[str], env: dict | None = None, check: bool = True, input: str | None = None,
         timeout: float = 300) -> subprocess.CompletedProcess:
     # check=False: a failure raises below with the captured output, or is returned when check is False.

@@ -15,6 +15,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +29,9 @@ LOCAL_INVENTORY = REPO_ROOT / "inventories" / "local" / "hosts.yml"
 CALLBACK_DIR = Path(__file__).resolve().parent / "callback_plugins"
 RECORD_CALLBACK = "playbook_record"
 RECORD_PATH_VARIABLE = "MCF_PLAYBOOK_RECORD"
+# When set, every run appends a JSON line (test, playbook, options, seconds, exit code) to this file:
+# where the suite's time goes, for the durations table's longest tests.
+TIMING_LOG_VARIABLE = "MCF_PLAYBOOK_TIMING_LOG"
 # How much of the output a failure message carries (the end of a run says what went wrong).
 STDOUT_TAIL = 6000
 STDERR_TAIL = 3000
@@ -173,6 +177,17 @@ def ansible_env(env: dict, record: Path) -> dict:
     return run_env
 
 
+def log_timing(playbook: str | Path, argv: list[str], seconds: float, returncode: int) -> None:
+    log = os.environ.get(TIMING_LOG_VARIABLE)
+    if not log:
+        return
+    options = [arg for arg in argv[1:-1] if arg.startswith("-") and not arg.startswith(("-i", "-e"))]
+    entry = {"test": os.environ.get("PYTEST_CURRENT_TEST", ""), "playbook": str(playbook), "options": options,
+             "seconds": round(seconds, 1), "rc": returncode}
+    with open(log, "a", encoding="utf-8") as handle:
+        handle.write(json.dumps(entry) + "\n")
+
+
 def run_playbook(playbook: str | Path, inventory: Inventory | Sequence[Inventory], *, env: dict | None = None,
                  extra_vars: dict | None = None, check: bool = False, diff: bool = False, verbosity: int = 0,
                  limit: str | None = None, tags: Sequence[str] = (), skip_tags: Sequence[str] = (),
@@ -208,9 +223,11 @@ def run_playbook(playbook: str | Path, inventory: Inventory | Sequence[Inventory
                 argv += [option, value]
         argv += [*args, str(REPO_ROOT / playbook)]
         record = workdir / "record.json"
+        started = time.monotonic()
         # check=False: the exit code is judged below, or by the caller, with the whole run in hand.
         proc = subprocess.run(argv, cwd=REPO_ROOT, env=ansible_env(env if env is not None else dict(os.environ), record),
                               capture_output=True, text=True, timeout=timeout, check=False)
+        log_timing(playbook, argv, time.monotonic() - started, proc.returncode)
         try:
             stats, tasks = read_record(record)
         except PlaybookRecordError as error:

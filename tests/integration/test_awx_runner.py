@@ -8,11 +8,11 @@ that the AWX inventory wiring (inventories/awx/group_vars/all/awx.yml) turns int
 cluster_kubeconfig. The job's extra vars are those of a launch that changes nothing: the job template's
 and every survey question's default (awx/job_templates.yml), so the surveys' types meet the roles.
 
-Two site jobs, each with its own private data directory and injected file as AWX gives every job: the
-first converges whatever state the stack is in, the second must report 0 changed. Then the drift job
-(what the AWX schedule launches) on the converged federation: it succeeds, changes no cluster and
-publishes a clean report as the job's artifacts. Counts come from the runner's playbook_on_stats
-event only.
+Two jobs, each with its own private data directory and injected file as AWX gives every job: the site
+job converges whatever state the stack is in; then the drift job (what the AWX schedule launches) on
+the converged federation succeeds, changes no cluster (it evaluates every step in check mode: the
+site job's idempotence through AWX) and publishes a clean report as the job's artifacts. Counts come
+from the runner's playbook_on_stats event only.
 """
 
 from __future__ import annotations
@@ -52,23 +52,36 @@ def merged_kubeconfig(stack, tmp_path_factory) -> str:
     return path.read_text()
 
 
+def launch(template_name: str, inventory: dict, merged_kubeconfig: str, private_data_dir: Path, env: dict,
+           **extra_vars):
+    """A job of the template as AWX launches it: its own private data directory and injected credential."""
+    template = job_template(template_name)
+    credential = inject_credential(credential_type(), {"kubeconfig": merged_kubeconfig}, private_data_dir)
+    before = digest(credential.files["template.kubeconfig"])
+    job = run_job(template["playbook"], inventory, credential, {**launch_extra_vars(template), **extra_vars},
+                  private_data_dir, env=env)
+    return job, credential, before
+
+
 @pytest.fixture(scope="module")
-def site_jobs(stack, merged_kubeconfig, tmp_path_factory):
+def site_job(stack, merged_kubeconfig, tmp_path_factory):
     inventory = awx_inventory(yaml.safe_load(stack_inventory(stack.env).read_text()))
-    template = job_template(SITE_TEMPLATE)
-    jobs = []
-    for attempt in ("first", "second"):
-        private_data_dir = tmp_path_factory.mktemp(f"awx-site-{attempt}")
-        credential = inject_credential(credential_type(), {"kubeconfig": merged_kubeconfig}, private_data_dir)
-        before = digest(credential.files["template.kubeconfig"])
-        job = run_job(template["playbook"], inventory, credential, launch_extra_vars(template), private_data_dir,
-                      env=stack.env)
-        jobs.append((job, credential, before))
-    return inventory, jobs
+    return inventory, launch(SITE_TEMPLATE, inventory, merged_kubeconfig, tmp_path_factory.mktemp("awx-site"),
+                             stack.env)
 
 
-def test_credential_injects_one_kubeconfig_that_every_host_uses(merged_kubeconfig, site_jobs):
-    inventory, jobs = site_jobs
+@pytest.fixture(scope="module")
+def drift_job(stack, merged_kubeconfig, site_job, tmp_path_factory):
+    inventory, _site = site_job
+    private_data_dir = tmp_path_factory.mktemp("awx-drift")
+    job, credential, before = launch(DRIFT_TEMPLATE, inventory, merged_kubeconfig, private_data_dir, stack.env,
+                                     drift_report_dir=str(private_data_dir / "reports"))
+    return job, credential, before, private_data_dir
+
+
+def test_credential_injects_one_kubeconfig_that_every_host_uses(merged_kubeconfig, site_job, drift_job):
+    inventory, site = site_job
+    jobs = [site, drift_job[:3]]
     hosts = sorted(host for group in inventory["all"]["children"].values() for host in group["hosts"])
     merged = yaml.safe_load(merged_kubeconfig)
     assert sorted(context["name"] for context in merged["contexts"]) == hosts
@@ -88,9 +101,8 @@ def test_credential_injects_one_kubeconfig_that_every_host_uses(merged_kubeconfi
     assert len(paths) == 2  # a file of its own for every job
 
 
-def test_site_job_converges_and_reports_the_split_as_job_artifacts(site_jobs):
-    inventory, jobs = site_jobs
-    job, _credential, _before = jobs[0]
+def test_site_job_converges_and_reports_the_split_as_job_artifacts(site_job):
+    inventory, (job, _credential, _before) = site_job
     hosts = sorted(host for group in inventory["all"]["children"].values() for host in group["hosts"])
     assert job.status == "successful" and job.rc == 0, job.describe()
     assert job.hosts() == hosts, job.describe()
@@ -104,28 +116,9 @@ def test_site_job_converges_and_reports_the_split_as_job_artifacts(site_jobs):
     assert verify["aggregated"]["readyReplicas"]["actual"] == total, verify
 
 
-def test_second_site_job_changes_nothing(site_jobs):
-    _inventory, jobs = site_jobs
-    job, _credential, _before = jobs[1]
-    assert job.status == "successful" and job.rc == 0, job.describe()
-    assert job.failed_hosts() == [], job.describe()
-    assert job.changed == 0, job.describe()
-
-
-@pytest.fixture(scope="module")
-def drift_job(stack, merged_kubeconfig, site_jobs, tmp_path_factory):
-    inventory, _jobs = site_jobs
-    template = job_template(DRIFT_TEMPLATE)
-    private_data_dir = tmp_path_factory.mktemp("awx-drift")
-    credential = inject_credential(credential_type(), {"kubeconfig": merged_kubeconfig}, private_data_dir)
-    extra_vars = {**launch_extra_vars(template), "drift_report_dir": str(private_data_dir / "reports")}
-    job = run_job(template["playbook"], inventory, credential, extra_vars, private_data_dir, env=stack.env)
-    return job, credential, private_data_dir
-
-
-def test_drift_job_on_the_converged_federation_is_clean_and_changes_nothing(site_jobs, drift_job):
-    inventory, _jobs = site_jobs
-    job, _credential, private_data_dir = drift_job
+def test_drift_job_on_the_converged_federation_is_clean_and_changes_nothing(site_job, drift_job):
+    inventory, _site = site_job
+    job, _credential, _before, private_data_dir = drift_job
     assert job.status == "successful" and job.rc == 0, job.describe()
     assert job.failed_hosts() == [], job.describe()
     # Nothing changed but the job's own report files (written in check mode too: they are its output).
@@ -141,9 +134,8 @@ def test_drift_job_on_the_converged_federation_is_clean_and_changes_nothing(site
     assert (private_data_dir / "reports" / "drift-evaluate.md").is_file()
 
 
-def test_no_secret_of_the_credential_in_the_job_output(merged_kubeconfig, site_jobs, drift_job):
-    _inventory, jobs = site_jobs
-    jobs = jobs + [(drift_job[0], drift_job[1], None)]
+def test_no_secret_of_the_credential_in_the_job_output(merged_kubeconfig, site_job, drift_job):
+    jobs = [site_job[1], drift_job[:3]]
     merged = yaml.safe_load(merged_kubeconfig)
     secrets = [user["user"][key] for user in merged["users"] for key in ("client-key-data", "token")
                if user["user"].get(key)]
