@@ -9,8 +9,9 @@ UnitedDeployment field, the interpreter's Lua, kruise-daemon's node affinity in 
 Helm-owned object: Helm's release-against-release comparison does not see it), the adopted
 application's overrides (Karmada) and its placement (KubeAdmiral). Then, each pair concurrently:
 
-1. drift.yml on each engine exits non-zero and its report names cluster, object and field of every
-   edit; site.yml --check reports each edit in the step that owns the object and nothing else;
+1. drift.yml on each engine exits non-zero and its report names cluster, object, field and the step
+   that owns the object of every edit, and nothing else (drift.yml runs every step in check and diff
+   mode: what site.yml --check would report, step by step);
 2. drift.yml -e remediate=true repairs it (what it changed is in drift-remediate.json, the second
    evaluation - every step in check mode again, what a later scheduled run sees - is clean) and exits
    0; the clusters read as the runbooks left them.
@@ -134,9 +135,8 @@ class Federations:
         # The secrets no run may print: read once both applications are adopted.
         self.needles: dict[str, str] = {}
 
-    def site(self, check: bool = False) -> PlaybookRun:
-        return run_playbook("site.yml", stack_inventory(self.env), env=self.env, check=check, diff=check,
-                            expect_failure=None, timeout=TIMEOUT)
+    def site(self) -> PlaybookRun:
+        return run_playbook("site.yml", stack_inventory(self.env), env=self.env, expect_failure=None, timeout=TIMEOUT)
 
     def drift(self, engine: str, remediate: bool = False) -> tuple[PlaybookRun, Path]:
         reports = self.report_dir / engine / ("remediate" if remediate else "evaluate")
@@ -260,26 +260,13 @@ def assert_kubeadmiral_report(found: dict) -> None:
         ("kubeadmiral", f"PropagationPolicy {NAMESPACE}/drift-web")}, sorted(rows_of(found))
 
 
-# The tasks site.yml --check reports as changed after the edits: each in the step that owns the object.
-EXPECTED_CHECK_CHANGES = {
-    ("idc1", "Keep kruise-daemon's node affinity as the release sets it, in the live DaemonSet"),
-    ("karmada", "Delete Kruise's webhook configurations (nothing serves them on the control plane)"),
-    ("karmada", "Apply the ResourceInterpreterCustomization on the Karmada control plane"),
-    ("karmada", "Apply the PropagationPolicy on the Karmada control plane"),
-    ("karmada", "Apply the UnitedDeployment on the Karmada control plane"),
-}
-
-
-VERIFY_REPORT = ("karmada", "Verify the UnitedDeployment's split across clusters and subsets")
-
-
 def test_drift_is_detected_reported_and_repaired_on_both_engines(federations):
     fed = federations
     apply_the_drifts(fed)
 
-    # 1. detection (and site.yml --check beside it: all three only read)
-    runs = concurrently(karmada=lambda: fed.drift("karmada"), kubeadmiral=lambda: fed.drift("kubeadmiral"),
-                        check=lambda: fed.site(check=True))
+    # 1. detection, both engines side by side. drift.yml runs every step in check and diff mode, so its
+    # rows are what site.yml --check reports, step by step: each edit in the step that owns the object.
+    runs = concurrently(karmada=lambda: fed.drift("karmada"), kubeadmiral=lambda: fed.drift("kubeadmiral"))
     for engine in ("karmada", "kubeadmiral"):
         run, _reports = runs[engine]
         assert run.returncode != 0, run
@@ -288,13 +275,6 @@ def test_drift_is_detected_reported_and_repaired_on_both_engines(federations):
     assert_kubeadmiral_report(report(runs["kubeadmiral"][1], "evaluate"))
     markdown = (runs["karmada"][1] / "drift-evaluate.md").read_text()
     assert "| idc1 | kruise | DaemonSet kruise-system/kruise-daemon | spec.template.spec.affinity |" in markdown
-    check = runs["check"]
-    assert check.returncode == 0 and not check.failed_hosts(), check
-    changed = {(host, task) for host, task, _items in check.changed_tasks()}
-    # verify reads only; its report file would change when the edited weight has moved replicas.
-    assert EXPECTED_CHECK_CHANGES <= changed <= EXPECTED_CHECK_CHANGES | {VERIFY_REPORT}, check
-    assert [items for host, task, items in check.changed_tasks() if "webhook" in task] == [
-        [f"ValidatingWebhookConfiguration {WEBHOOK}"]], check
     # Check mode changed nothing.
     assert fed.karmada.get("uniteddeployment", "demo", "-n", "default")["spec"]["revisionHistoryLimit"] == 5
 
