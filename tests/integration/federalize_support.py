@@ -32,6 +32,16 @@ def joined_as_registered(stack) -> dict:
     return {"members": {"hosts": hosts}}
 
 
+def serves_united_deployment(karmada, cluster, api_version):
+    """Ready, and Cluster.status.apiEnablements lists UnitedDeployment: the scheduler (and verify's
+    prediction) count the cluster as a candidate again."""
+    status = karmada.get("cluster.cluster.karmada.io", cluster).get("status", {})
+    ready = any(c["type"] == "Ready" and c["status"] == "True" for c in status.get("conditions", []))
+    return ready and any(group["groupVersion"] == api_version and any(r["kind"] == "UnitedDeployment"
+                                                                      for r in group.get("resources") or [])
+                         for group in status.get("apiEnablements") or [])
+
+
 def b64(text: str) -> str:
     return base64.b64encode(text.encode()).decode()
 

@@ -17,7 +17,7 @@ import json
 import subprocess
 
 from conftest import wait_for
-from federalize_support import playbook
+from federalize_support import playbook, serves_united_deployment
 from secret_scan import assert_no_secret_printed, stack_secrets
 
 NS = "karmada-cluster"
@@ -149,3 +149,20 @@ def test_the_role_s_join_equals_karmadactl_s(stack):
             if karmada.kubectl("get", "cluster", MEMBER, "--ignore-not-found", "-o", "name").stdout.strip():
                 unjoin(stack, overlay)
             karmadactl_join(stack, overlay)
+        put_back_what_moved(stack)
+
+
+def put_back_what_moved(stack) -> None:
+    """While test-ucs was away, Karmada moved the runbook's UnitedDeployment (if one runs) to idc1, and a
+    join triggers no scheduling (test_united_deployment.py's stale split): the rebalance step puts it
+    back, so that the stack is left as the test found it."""
+    karmada = stack.karmada()
+    found = karmada.kubectl("get", "uniteddeployment.apps.kruise.io", "demo", "-n", "default", "--ignore-not-found",
+                            "-o", "json", check=False)
+    if found.returncode != 0 or not found.stdout.strip():
+        return  # no UnitedDeployment CRD on the control plane, or no UnitedDeployment
+    api_version = json.loads(found.stdout)["apiVersion"]
+    wait_for(lambda: serves_united_deployment(karmada, MEMBER, api_version),
+             f"{MEMBER} Ready and serving UnitedDeployment again", timeout=120)
+    run = playbook(stack.env, "rebalance.yml")
+    assert run.returncode == 0, run

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.integration.conftest import wait_for
-from tests.integration.federalize_support import joined_as_registered, playbook
+from tests.integration.federalize_support import joined_as_registered, playbook, serves_united_deployment
 from tests.integration.secret_scan import assert_no_secret_printed, stack_secrets
 
 # karmada_division imports as ansible_collections.multicloud.federation.* from the .build tree
@@ -218,16 +218,6 @@ def test_a_member_without_virtual_kubelet_nodes_runs_its_share_on_regular_nodes(
     assert karmada.kubectl("get", *REGULAR_ONLY, "--ignore-not-found", "-o", "name").stdout.strip() == ""
     rerun_steps(stack, {"verify_report_dir": str(tmp_path)})
     expect_split(stack, {"idc1": (1, 1), "test-ucs": (2, 2)})
-
-
-def serves_united_deployment(karmada, cluster, api_version):
-    """Ready, and Cluster.status.apiEnablements lists UnitedDeployment: the scheduler (and verify's
-    prediction) count the cluster as a candidate again."""
-    status = karmada.get("cluster.cluster.karmada.io", cluster).get("status", {})
-    ready = any(c["type"] == "Ready" and c["status"] == "True" for c in status.get("conditions", []))
-    return ready and any(group["groupVersion"] == api_version and any(r["kind"] == "UnitedDeployment"
-                                                                      for r in group.get("resources") or [])
-                         for group in status.get("apiEnablements") or [])
 
 
 def rebalancers(karmada):
