@@ -112,10 +112,18 @@ def karmadactl_join(stack, overlay: dict) -> None:
     """The real thing, with the arguments the stack itself uses."""
     karmadactl = f"{stack.env['MCF_STACK_BIN']}/karmadactl"
     region = overlay["members"]["hosts"][MEMBER]["member_join_region"]
-    subprocess.run([karmadactl, "join", MEMBER, f"--kubeconfig={stack.federation_kubeconfig}", "--karmada-context=karmada",
-                    f"--cluster-kubeconfig={stack.member_kubeconfigs[MEMBER]}", "--cluster-context=internal",
-                    f"--cluster-region={region}", f"--cluster-zones={region}a,{region}b"],
-                   check=True, capture_output=True, text=True, timeout=180)
+    argv = [karmadactl, "join", MEMBER, f"--kubeconfig={stack.federation_kubeconfig}", "--karmada-context=karmada",
+            f"--cluster-kubeconfig={stack.member_kubeconfigs[MEMBER]}", "--cluster-context=internal",
+            f"--cluster-region={region}", f"--cluster-zones={region}a,{region}b"]
+
+    def joined():
+        # Right after an unjoin, Karmada may still be tearing the old registration down (its cluster
+        # controller removes the execution namespace asynchronously) and karmadactl refuses: try again.
+        result = subprocess.run(argv, capture_output=True, text=True, timeout=180, check=False)
+        if result.returncode != 0:
+            raise AssertionError(f"karmadactl join exited {result.returncode}: {result.stdout}\n{result.stderr}")
+        return True
+    wait_for(joined, f"karmadactl join {MEMBER}", timeout=120, interval=10)
     wait_for(lambda: cluster_ready(stack.karmada(), MEMBER), f"{MEMBER} Ready after karmadactl join", timeout=300)
 
 
