@@ -99,9 +99,13 @@ def unjoin(stack, overlay: dict) -> None:
     gone = playbook(stack.env, "member_join.yml", {"member_join_state": "absent"}, extra_inventory=overlay,
                     limit=f"karmada,{MEMBER}")
     assert gone.returncode == 0, gone
-    assert karmada.kubectl("get", "cluster", MEMBER, "--ignore-not-found", "-o", "name").stdout.strip() == ""
+    # Karmada's cluster controller finalizes the Cluster (its execution namespace first) after the run.
+    wait_for(lambda: karmada.kubectl("get", "cluster", MEMBER, "--ignore-not-found", "-o", "name").stdout.strip() == "",
+             f"the Cluster {MEMBER} gone", timeout=120)
     assert cluster_ready(karmada, "idc1")
-    assert member.kubectl("get", "namespace", NS, "--ignore-not-found", "-o", "name").stdout.strip() == ""
+    # The member's namespace terminates after the run (its ServiceAccounts and Secrets go with it).
+    wait_for(lambda: member.kubectl("get", "namespace", NS, "--ignore-not-found", "-o", "name").stdout.strip() == "",
+             f"{NS} gone from {MEMBER}", timeout=120)
     assert member.kubectl("get", "clusterrole", f"karmada-controller-manager:karmada-{MEMBER}", "--ignore-not-found",
                           "-o", "name").stdout.strip() == ""
     wait_for(lambda: karmada.kubectl("get", "secret", MEMBER, "-n", NS, "--ignore-not-found", "-o", "name")
