@@ -27,7 +27,7 @@ export ANSIBLE_CONFIG := $(ROOT)/ansible.cfg
 export PATH := $(VENV)/bin:$(PATH)
 
 .PHONY: help venv collection test-tree stack-build stack-up stack-down stack-status lint sanity units \
-        integration molecule ee-collection ee-context test demo clean
+        integration molecule bench ee-collection ee-context test demo clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -133,6 +133,12 @@ integration: collection stack-build stack-up ## integration tests against the lo
 # create/destroy (the stack is the platform). The stack's environment puts helm (with helm-diff) on PATH.
 molecule: collection stack-up ## molecule test: site.yml on the local stack, its idempotence, an independent verify
 	eval "$$($(PY) -m tests.stack env)" && molecule test --scenario-name default
+
+# Timings are not tests: `make bench` is not part of `make test`. It takes the stack to Karmada only
+# (and 4 members) while it measures, and leaves it as `make test` expects it. BENCH_ARGS: e.g.
+# --rounds 1 --members 2.
+bench: collection stack-build ## the runbook's wall time against a plain kubectl/helm script (bench/results/)
+	eval "$$($(PY) -m tests.stack env)" && $(PY) -m bench.run $(BENCH_ARGS)
 
 # --- execution environment (ansible-builder; building the image needs podman or docker) ---------
 EE_BUILD := $(BUILD)/ee

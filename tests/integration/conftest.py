@@ -78,6 +78,10 @@ class Cluster:
         return run(["kubectl", f"--kubeconfig={self.kubeconfig}", f"--context={self.context}", *args],
                    env=self.env, check=check, input=input)
 
+    def has(self, kind: str, name: str, *args: str) -> bool:
+        """Whether the object exists: `get --ignore-not-found` prints nothing for one that does not."""
+        return bool(self.kubectl("get", kind, name, *args, "--ignore-not-found", "-o", "name").stdout.strip())
+
     def get(self, *args: str) -> dict:
         return json.loads(self.kubectl("get", "-o", "json", *args).stdout)
 
@@ -118,10 +122,8 @@ def read_env() -> dict[str, str]:
     return exported
 
 
-@pytest.fixture(scope="session")
-def stack() -> StackInfo:
-    # --join: these tests need registered members even if the last `up` said --no-join.
-    stack_cli("up", "--join")
+def stack_info() -> StackInfo:
+    """The running stack's paths and environment (what `python -m tests.stack env` exports)."""
     exported = read_env()
     env = dict(os.environ)
     env.update(exported)
@@ -129,3 +131,10 @@ def stack() -> StackInfo:
                for key, value in exported.items() if key.startswith("MCF_MEMBER_KUBECONFIG_")}
     return StackInfo(env=env, state=Path(exported["MCF_STACK_STATE"]),
                      federation_kubeconfig=Path(exported["MCF_FEDERATION_KUBECONFIG"]), member_kubeconfigs=members)
+
+
+@pytest.fixture(scope="session")
+def stack() -> StackInfo:
+    # --join: these tests need registered members even if the last `up` said --no-join.
+    stack_cli("up", "--join")
+    return stack_info()

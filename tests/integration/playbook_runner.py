@@ -29,8 +29,11 @@ LOCAL_INVENTORY = REPO_ROOT / "inventories" / "local" / "hosts.yml"
 CALLBACK_DIR = Path(__file__).resolve().parent / "callback_plugins"
 RECORD_CALLBACK = "playbook_record"
 RECORD_PATH_VARIABLE = "MCF_PLAYBOOK_RECORD"
-# When set, every run appends a JSON line (test, playbook, options, seconds, exit code) to this file:
-# where the suite's time goes, for the durations table's longest tests.
+PROFILE_CALLBACK = "task_profile"
+PROFILE_PATH_VARIABLE = "MCF_TASK_PROFILE"
+# When set, every run appends a JSON line (test, playbook, options, seconds, exit code, and from the
+# run's task profile the number of tasks and the slowest ones) to this file: where the suite's time
+# goes, for the durations table's longest tests.
 TIMING_LOG_VARIABLE = "MCF_PLAYBOOK_TIMING_LOG"
 # How much of the output a failure message carries (the end of a run says what went wrong).
 STDOUT_TAIL = 6000
@@ -159,14 +162,15 @@ def stack_inventory(env: dict) -> Path:
     return Path(env.get("MCF_STACK_INVENTORY") or LOCAL_INVENTORY)
 
 
-def ansible_env(env: dict, record: Path) -> dict:
+def ansible_env(env: dict, record: Path, profile: Path | None = None) -> dict:
     run_env = dict(env)
+    callbacks = [RECORD_CALLBACK, PROFILE_CALLBACK] if profile else [RECORD_CALLBACK]
     run_env.update({
         "ANSIBLE_COLLECTIONS_PATH": str(BUILD),
         "ANSIBLE_CONFIG": str(REPO_ROOT / "ansible.cfg"),
         "ANSIBLE_STDOUT_CALLBACK": "default",
         "ANSIBLE_CALLBACK_PLUGINS": str(CALLBACK_DIR),
-        "ANSIBLE_CALLBACKS_ENABLED": RECORD_CALLBACK,
+        "ANSIBLE_CALLBACKS_ENABLED": ",".join(callbacks),
         RECORD_PATH_VARIABLE: str(record),
         "ANSIBLE_FORCE_COLOR": "0",
         "ANSIBLE_NOCOLOR": "1",
@@ -174,16 +178,23 @@ def ansible_env(env: dict, record: Path) -> dict:
         # ansible-playbook and the modules it runs locally use this venv (the kubernetes client).
         "PATH": f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', os.environ.get('PATH', ''))}",
     })
+    if profile:
+        run_env[PROFILE_PATH_VARIABLE] = str(profile)
     return run_env
 
 
-def log_timing(playbook: str | Path, argv: list[str], seconds: float, returncode: int) -> None:
+def log_timing(playbook: str | Path, argv: list[str], seconds: float, returncode: int, profile: Path) -> None:
     log = os.environ.get(TIMING_LOG_VARIABLE)
     if not log:
         return
     options = [arg for arg in argv[1:-1] if arg.startswith("-") and not arg.startswith(("-i", "-e"))]
     entry = {"test": os.environ.get("PYTEST_CURRENT_TEST", ""), "playbook": str(playbook), "options": options,
              "seconds": round(seconds, 1), "rc": returncode}
+    if profile.exists():
+        rows = json.loads(profile.read_text(encoding="utf-8"))["tasks"]
+        entry["task_results"] = len(rows)
+        entry["slowest"] = [f"{row['host']} {row['task']}: {row['end'] - row['start']:.1f}"
+                            for row in sorted(rows, key=lambda row: row["start"] - row["end"])[:5]]
     with open(log, "a", encoding="utf-8") as handle:
         handle.write(json.dumps(entry) + "\n")
 
@@ -191,15 +202,17 @@ def log_timing(playbook: str | Path, argv: list[str], seconds: float, returncode
 def run_playbook(playbook: str | Path, inventory: Inventory | Sequence[Inventory], *, env: dict | None = None,
                  extra_vars: dict | None = None, check: bool = False, diff: bool = False, verbosity: int = 0,
                  limit: str | None = None, tags: Sequence[str] = (), skip_tags: Sequence[str] = (),
-                 args: Sequence[str] = (), expect_failure: bool | None = False, timeout: float = 1200) -> PlaybookRun:
+                 args: Sequence[str] = (), expect_failure: bool | None = False, timeout: float = 1200,
+                 profile: Path | None = None) -> PlaybookRun:
     """Run a playbook (a path relative to the checkout, or absolute) and read its recap.
 
     inventory: a path, an inventory as a dict (written to a file), or a list of them layered in
     order (e.g. the stack's inventory and an overlay). env: the environment to run in (the stack's:
     KUBECONFIGs, helm and kubectl on PATH); the process's own when None. args: further
     ansible-playbook options. expect_failure: False requires exit 0, True a non-zero exit, None
-    leaves the exit code to the caller. Raises PlaybookRecordError when the recap cannot be read,
-    whatever the exit code.
+    leaves the exit code to the caller. profile: where callback_plugins/task_profile.py writes each
+    task's start and end per host (the benchmark's profile); none when None. Raises
+    PlaybookRecordError when the recap cannot be read, whatever the exit code.
     """
     ensure_collection()
     layers = list(inventory) if isinstance(inventory, (list, tuple)) else [inventory]
@@ -225,9 +238,12 @@ def run_playbook(playbook: str | Path, inventory: Inventory | Sequence[Inventory
         record = workdir / "record.json"
         started = time.monotonic()
         # check=False: the exit code is judged below, or by the caller, with the whole run in hand.
-        proc = subprocess.run(argv, cwd=REPO_ROOT, env=ansible_env(env if env is not None else dict(os.environ), record),
-                              capture_output=True, text=True, timeout=timeout, check=False)
-        log_timing(playbook, argv, time.monotonic() - started, proc.returncode)
+        if profile is None and os.environ.get(TIMING_LOG_VARIABLE):
+            profile = workdir / "profile.json"
+        run_env = ansible_env(env if env is not None else dict(os.environ), record, profile)
+        proc = subprocess.run(argv, cwd=REPO_ROOT, env=run_env, capture_output=True, text=True, timeout=timeout,
+                              check=False)
+        log_timing(playbook, argv, time.monotonic() - started, proc.returncode, profile or workdir / "profile.json")
         try:
             stats, tasks = read_record(record)
         except PlaybookRecordError as error:

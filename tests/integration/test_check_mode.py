@@ -18,19 +18,15 @@ import threading
 
 import pytest
 
+from tests.integration.kruise_support import INTERPRETER, remove_the_runbook
 from tests.integration.playbook_runner import run_playbook, stack_inventory
-# The fixture of the Kruise tests that removes Kruise everywhere: imported so pytest uses it here.
-from tests.integration.test_kruise import without_kruise  # noqa: F401 pylint: disable=unused-import
 
 MEMBERS = ("idc1", "test-ucs")
-INTERPRETER = "declarative-configuration-uniteddeployment"
 
 
 @pytest.fixture(scope="module")
-def empty_federation(stack, without_kruise):  # noqa: F811 (the imported fixture)
-    karmada = stack.karmada()
-    karmada.kubectl("delete", "propagationpolicies.policy.karmada.io", "demo", "-n", "default", "--ignore-not-found")
-    karmada.kubectl("delete", "resourceinterpretercustomizations.config.karmada.io", INTERPRETER, "--ignore-not-found")
+def empty_federation(stack):
+    remove_the_runbook(stack)
     return stack
 
 
@@ -105,7 +101,7 @@ def test_check_mode_on_an_empty_federation_reports_what_it_would_create_and_crea
     assert {
         ("karmada", "kruise_control_plane", "Namespace kruise-system"),
         ("karmada", "propagation_policy", "PropagationPolicy default/demo"),
-        ("karmada", "resource_interpreter", f"ResourceInterpreterCustomization {INTERPRETER}"),
+        ("karmada", "resource_interpreter", f"ResourceInterpreterCustomization {INTERPRETER[1]}"),
         ("karmada", "united_deployment", "UnitedDeployment default/demo"),
     } <= creations, report["rows"]
     releases = {(r["cluster"], r["object"]) for r in report["rows"] if r["field"] == "(changed)"}

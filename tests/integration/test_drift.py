@@ -298,8 +298,7 @@ def test_drift_is_detected_reported_and_repaired_on_both_engines(federations):
 
 def assert_repaired(fed: Federations) -> None:
     karmada = fed.karmada
-    assert not karmada.kubectl("get", "validatingwebhookconfiguration", WEBHOOK, "--ignore-not-found",
-                               "-o", "name").stdout.strip()
+    assert not karmada.has("validatingwebhookconfiguration", WEBHOOK)
     policy = karmada.get("propagationpolicy", "demo", "-n", "default")
     assert policy["spec"]["placement"]["replicaScheduling"]["weightPreference"]["staticWeightList"][0]["weight"] == 1
     assert karmada.get("uniteddeployment", "demo", "-n", "default")["spec"]["revisionHistoryLimit"] == 10
@@ -311,5 +310,5 @@ def assert_repaired(fed: Federations) -> None:
         "requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"] == AFFINITY_TERMS
     placement = fed.host.get("propagationpolicies.core.kubeadmiral.io", "drift-web", "-n", NAMESPACE)["spec"]["placement"]
     assert [entry["cluster"] for entry in placement] == ["cluster-a"], placement
-    wait_for(lambda: not fed.cluster_b.kubectl("get", "deployment", "drift-web", "-n", NAMESPACE, "--ignore-not-found",
-                                               "-o", "name").stdout.strip(), "drift-web gone from cluster-b", timeout=180)
+    wait_for(lambda: not fed.cluster_b.has("deployment", "drift-web", "-n", NAMESPACE), "drift-web gone from cluster-b",
+             timeout=180)

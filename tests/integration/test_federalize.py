@@ -32,7 +32,7 @@ APP = [("deployment", "fed-dp-01"), ("deployment", "fed-dp-02"), ("service", "fe
 
 
 def exists(cluster, kind, name, namespace=NAMESPACE) -> bool:
-    return cluster.kubectl("get", kind, name, "-n", namespace, "--ignore-not-found", "-o", "name").stdout.strip() != ""
+    return cluster.has(kind, name, "-n", namespace)
 
 
 def pods(cluster) -> dict[str, str]:

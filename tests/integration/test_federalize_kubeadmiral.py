@@ -75,7 +75,7 @@ def application() -> list[dict]:
 
 
 def exists(cluster: Cluster, kind: str, name: str) -> bool:
-    return cluster.kubectl("get", kind, name, "-n", NAMESPACE, "--ignore-not-found", "-o", "name").stdout.strip() != ""
+    return cluster.has(kind, name, "-n", NAMESPACE)
 
 
 def pods(cluster: Cluster) -> dict[str, str]:
@@ -149,7 +149,7 @@ def unready_member(federation):
 
 def assert_nothing_federated(federation) -> None:
     host = federation["host"]
-    assert host.kubectl("get", "namespace", NAMESPACE, "--ignore-not-found", "-o", "name").stdout.strip() == ""
+    assert not host.has("namespace", NAMESPACE)
     assert not exists(federation[TARGET], "deployment", "fed-dp-01")
 
 

@@ -19,7 +19,8 @@ import pytest
 import yaml
 
 from tests.integration.conftest import wait_for
-from tests.integration.kruise_support import INVENTORY, recreated_webhook_configuration, run_playbook
+from tests.integration.kruise_support import (INVENTORY, helm_releases, kruise_crds, names,
+                                              recreated_webhook_configuration, remove_kruise, run_playbook)
 from tests.stack.layout import layout
 
 L = layout()
@@ -50,21 +51,9 @@ def kruise(stack, chart_vars, *args, **extra):
     return run_playbook(stack.env, KRUISE_PLAYBOOK, *args, extra_vars={**chart_vars, **extra})
 
 
-def names(cluster, kind, *args) -> list[str]:
-    return sorted(item["metadata"]["name"] for item in cluster.get(kind, *args)["items"])
-
-
-def kruise_crds(cluster) -> list[str]:
-    return [n for n in names(cluster, "customresourcedefinitions") if n.endswith(".kruise.io")]
-
-
 def webhook_configurations(cluster) -> list[str]:
     return sorted(name for kind, name in WEBHOOK_KINDS.items()
-                  if cluster.kubectl("get", kind, name, "--ignore-not-found", "-o", "name").stdout.strip())
-
-
-def helm_releases(cluster, namespace, *args) -> list[str]:
-    return sorted(r["name"] for r in json.loads(cluster.helm("list", "-n", namespace, *args, "-o", "json").stdout))
+                  if cluster.has(kind, name))
 
 
 def daemon_pods_on_virtual_nodes(member) -> list[str]:
@@ -126,33 +115,11 @@ def assert_not_propagated(stack, seconds=15):
         time.sleep(3)
 
 
-def absent(cluster, kind, name, *args) -> bool:
-    return not cluster.kubectl("get", kind, name, *args, "--ignore-not-found", "-o", "name").stdout.strip()
-
-
 @pytest.fixture(scope="module")
 def without_kruise(stack):
     """Start from a stack without Kruise anywhere, whatever ran before (test_stack.py, for one,
     leaves the release `kruise` installed on idc1). Plain helm and kubectl, not the roles under test."""
-    karmada = stack.karmada()
-    members = [stack.member(name) for name in MEMBERS]
-    if "kruise" in helm_releases(karmada, "kruise-system", "-a"):
-        # --no-hooks: the chart's pre-delete hook Job can never run on the control plane.
-        karmada.helm("uninstall", "kruise", "-n", "kruise-system", "--no-hooks", "--wait")
-    for member in members:
-        if "kruise" in helm_releases(member, "default", "-a"):
-            member.helm("uninstall", "kruise", "-n", "default", "--wait")
-    for cluster in (karmada, *members):
-        leftover = kruise_crds(cluster)
-        if leftover:
-            cluster.kubectl("delete", "customresourcedefinitions", *leftover, "--wait=true")
-        cluster.kubectl("delete", "namespace", "kruise-system", "--ignore-not-found", "--wait=false")
-    for cluster in (karmada, *members):
-        wait_for(lambda: absent(cluster, "namespace", "kruise-system"), f"kruise-system gone from {cluster.name}",
-                 timeout=120)
-    for name in MEMBERS:
-        wait_for(lambda: f"{name}.kruise-manager" not in stack.records(), f"{name}'s kruise-manager to stop",
-                 timeout=120)
+    remove_kruise(stack)
 
 
 def test_control_plane_first_through_the_ucs_like_endpoint(stack, chart_vars, without_kruise):
@@ -171,7 +138,7 @@ def test_control_plane_first_through_the_ucs_like_endpoint(stack, chart_vars, wi
     for name in MEMBERS:
         member = stack.member(name)
         assert helm_releases(member, "default") == []
-        assert not member.kubectl("get", "namespace", "kruise-system", "--ignore-not-found", "-o", "name").stdout.strip()
+        assert not member.has("namespace", "kruise-system")
 
 
 def test_unpatched_chart_fails_on_the_ucs_like_endpoint(stack, chart_vars, tmp_path):
@@ -288,7 +255,7 @@ def test_uninstall_everywhere(stack, chart_vars):
     karmada = stack.karmada()
     assert helm_releases(karmada, "kruise-system") == []
     assert kruise_crds(karmada) == []
-    assert not karmada.kubectl("get", "namespace", "kruise-system", "--ignore-not-found", "-o", "name").stdout.strip()
+    assert not karmada.has("namespace", "kruise-system")
     for name in MEMBERS:
         member = stack.member(name)
         assert helm_releases(member, "default") == []

@@ -100,16 +100,13 @@ def unjoin(stack, overlay: dict) -> None:
                     limit=f"karmada,{MEMBER}")
     assert gone.returncode == 0, gone
     # Karmada's cluster controller finalizes the Cluster (its execution namespace first) after the run.
-    wait_for(lambda: karmada.kubectl("get", "cluster", MEMBER, "--ignore-not-found", "-o", "name").stdout.strip() == "",
-             f"the Cluster {MEMBER} gone", timeout=120)
+    wait_for(lambda: not karmada.has("cluster", MEMBER), f"the Cluster {MEMBER} gone", timeout=120)
     assert cluster_ready(karmada, "idc1")
     # The member's namespace terminates after the run (its ServiceAccounts and Secrets go with it).
-    wait_for(lambda: member.kubectl("get", "namespace", NS, "--ignore-not-found", "-o", "name").stdout.strip() == "",
-             f"{NS} gone from {MEMBER}", timeout=120)
-    assert member.kubectl("get", "clusterrole", f"karmada-controller-manager:karmada-{MEMBER}", "--ignore-not-found",
-                          "-o", "name").stdout.strip() == ""
-    wait_for(lambda: karmada.kubectl("get", "secret", MEMBER, "-n", NS, "--ignore-not-found", "-o", "name")
-             .stdout.strip() == "", "the credential Secret garbage-collected with its Cluster", timeout=120)
+    wait_for(lambda: not member.has("namespace", NS), f"{NS} gone from {MEMBER}", timeout=120)
+    assert not member.has("clusterrole", f"karmada-controller-manager:karmada-{MEMBER}")
+    wait_for(lambda: not karmada.has("secret", MEMBER, "-n", NS), "the credential Secret garbage-collected with its Cluster",
+             timeout=120)
 
 
 def karmadactl_join(stack, overlay: dict) -> None:
@@ -158,7 +155,7 @@ def test_the_role_s_join_equals_karmadactl_s(stack):
         assert over.returncode == 0 and over.changed == 0, over
     finally:
         if not cluster_ready(karmada, MEMBER):
-            if karmada.kubectl("get", "cluster", MEMBER, "--ignore-not-found", "-o", "name").stdout.strip():
+            if karmada.has("cluster", MEMBER):
                 unjoin(stack, overlay)
             karmadactl_join(stack, overlay)
         put_back_what_moved(stack)

@@ -156,7 +156,7 @@ def eventually(condition, what: str, timeout: float = 120):
 
 
 def exists(cluster: Cluster, kind: str, name: str) -> bool:
-    return bool(cluster.kubectl("get", kind, name, "-n", NAMESPACE, "--ignore-not-found", "-o", "name").stdout.strip())
+    return cluster.has(kind, name, "-n", NAMESPACE)
 
 
 def pod_uids(cluster: Cluster) -> dict[str, str]:

@@ -15,6 +15,7 @@ import pytest
 
 from tests.integration.conftest import wait_for
 from tests.integration.federalize_support import joined_as_registered, playbook, serves_united_deployment
+from tests.integration.kruise_support import APPLICATION as UD, remove_the_application
 from tests.integration.secret_scan import assert_no_secret_printed, stack_secrets
 
 # karmada_division imports as ansible_collections.multicloud.federation.* from the .build tree
@@ -26,29 +27,15 @@ if (BUILD / "ansible_collections" / "multicloud" / "federation").is_dir() and st
 pytestmark = pytest.mark.usefixtures("stack", "clean_start")
 
 BINDING = "demo-uniteddeployment"
-UD = ("uniteddeployment.apps.kruise.io", "demo", "-n", "default")
 
 
 @pytest.fixture(scope="module")
 def clean_start(stack):
     """No demo UnitedDeployment, policy or interpreter before the module, so the first run really
     creates them (and 'the first run changed something' means something); none left after it."""
-
-    def remove():
-        karmada = stack.karmada()
-        karmada.kubectl("delete", *UD, "--ignore-not-found", "--wait=false")
-        karmada.kubectl("delete", "propagationpolicy.policy.karmada.io", "demo", "-n", "default", "--ignore-not-found")
-        karmada.kubectl("delete", "resourceinterpretercustomization.config.karmada.io",
-                        "declarative-configuration-uniteddeployment", "--ignore-not-found")
-        for member in ("idc1", "test-ucs"):
-            cluster = stack.member(member)
-            wait_for(lambda: cluster.kubectl("get", *UD, check=False).returncode != 0
-                     and not cluster.get("pods", "-n", "default", "-l", "app=demo")["items"],
-                     f"no demo UnitedDeployment and pods left in {member}", timeout=180)
-
-    remove()
+    remove_the_application(stack)
     yield
-    remove()
+    remove_the_application(stack)
 
 
 def clusters_of(karmada, name=BINDING, namespace="default"):
@@ -215,7 +202,7 @@ def test_a_member_without_virtual_kubelet_nodes_runs_its_share_on_regular_nodes(
         # failure above, so that the next test finds the runbook's topology).
         back = playbook(stack.env, "united_deployment.yml")
     assert back.returncode == 0 and back.changed == 1, back
-    assert karmada.kubectl("get", *REGULAR_ONLY, "--ignore-not-found", "-o", "name").stdout.strip() == ""
+    assert not karmada.has(*REGULAR_ONLY)
     rerun_steps(stack, {"verify_report_dir": str(tmp_path)})
     expect_split(stack, {"idc1": (1, 1), "test-ucs": (2, 2)})
 

@@ -1,0 +1,233 @@
+"""`make bench`: the first runbook's wall time with this collection against a plain kubectl/helm script.
+
+On the local stack (Karmada only: KubeAdmiral's federation is stopped, so that its processes do not
+share the cores with the runs measured), for each member count asked for, each round from a bare
+federation (members joined, nothing of the runbook anywhere: tests/integration/kruise_support.py
+`remove_the_runbook`):
+
+  site       site.yml from bare to verified
+  rerun      site.yml again: the no-op rerun
+  drift      playbooks/drift.yml on the converged federation
+  script     bench/runbook.sh, the runbook's own helm and kubectl commands, from bare again, until the
+             control plane's UnitedDeployment reports every replica ready
+
+Each round measures wall time and the controller's CPU time (ansible-playbook or the script and
+every process they started, from getrusage(RUSAGE_CHILDREN)); the Ansible runs also write a task
+profile (tests/integration/callback_plugins/task_profile.py): the number of tasks, each step's and
+each task's time. Medians over the rounds go to bench/results/<date>-<cores>cores.json and .md.
+Timings are not tests: nothing here is part of `make test`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+
+from tests.integration.conftest import StackInfo, stack_cli, stack_info
+from tests.integration.kruise_support import APPLICATION, INTERPRETER, POLICY, remove_the_runbook
+from tests.integration.playbook_runner import ensure_collection, run_playbook, stack_inventory
+from tests.stack.layout import layout
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "bench" / "results"
+SCRIPT = ROOT / "bench" / "runbook.sh"
+TIMEOUT = 1800
+# Annotations and labels the API server or Karmada write: not part of what a runbook applies.
+WRITTEN_BY_THE_SYSTEM = ("kubectl.kubernetes.io/", "propagationpolicy.karmada.io/", "policy.karmada.io/",
+                         "resourcetemplate.karmada.io/", "karmada.io/", "config.karmada.io/")
+
+
+def controller_cpu() -> float:
+    """CPU seconds of every finished child process (and theirs) of this one."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def profile_summary(profile: dict) -> dict:
+    """Task count, each step's (play's) wall time, and the slowest tasks (the longest host's time)."""
+    rows = profile["tasks"]
+    steps: dict[str, list[float]] = defaultdict(list)
+    tasks: dict[tuple[str, str], float] = defaultdict(float)
+    for row in rows:
+        steps[row["play"]] += [row["start"], row["end"]]
+        key = (row["role"] or row["play"], row["task"])
+        tasks[key] = max(tasks[key], row["end"] - row["start"])
+    return {
+        "tasks": len({(row["play"], row["role"], row["task"]) for row in rows}),
+        "task_host_results": len(rows),
+        "steps": {play: round(max(times) - min(times), 1) for play, times in steps.items()},
+        "slowest_tasks": [{"role": role, "task": task, "seconds": round(seconds, 1)}
+                          for (role, task), seconds in sorted(tasks.items(), key=lambda item: -item[1])[:15]],
+    }
+
+
+def timed_playbook(stack: StackInfo, playbook: str, workdir: Path, extra_vars: dict | None = None) -> dict:
+    profile = workdir / f"profile-{time.monotonic_ns()}.json"
+    cpu, started = controller_cpu(), time.monotonic()
+    run = run_playbook(playbook, stack_inventory(stack.env), env=stack.env, extra_vars=extra_vars,
+                       expect_failure=None, timeout=TIMEOUT, profile=profile)
+    wall, cpu = time.monotonic() - started, controller_cpu() - cpu
+    # drift.yml exits non-zero on drift: on the federation site.yml just converged, that is a finding too.
+    if run.returncode != 0:
+        raise SystemExit(f"{playbook} failed, the benchmark stops:\n{run.describe()}")
+    return {"seconds": round(wall, 1), "cpu_seconds": round(cpu, 1), "changed": run.changed, "rc": run.returncode,
+            **profile_summary(json.loads(profile.read_text()))}
+
+
+def runbook_manifests(stack: StackInfo, directory: Path) -> Path:
+    """The interpreter, PropagationPolicy and UnitedDeployment as site.yml applied them, as a runbook
+    keeps them in files: what the script applies."""
+    karmada = stack.karmada()
+    directory.mkdir(parents=True, exist_ok=True)
+    for index, kind_and_name in enumerate((INTERPRETER, POLICY, APPLICATION)):
+        obj = karmada.get(*kind_and_name)
+        meta = obj["metadata"]
+        kept = {"name": meta["name"]}
+        if meta.get("namespace"):
+            kept["namespace"] = meta["namespace"]
+        for field in ("labels", "annotations"):
+            values = {k: v for k, v in (meta.get(field) or {}).items() if not k.startswith(WRITTEN_BY_THE_SYSTEM)}
+            if values:
+                kept[field] = values
+        manifest = {"apiVersion": obj["apiVersion"], "kind": obj["kind"], "metadata": kept, "spec": obj["spec"]}
+        (directory / f"{index}-{obj['kind'].lower()}.json").write_text(json.dumps(manifest, indent=1))
+    return directory
+
+
+def timed_script(stack: StackInfo, manifests: Path, replicas: int) -> dict:
+    chart = layout().kruise_chart
+    env = {**stack.env, "MCF_BENCH_CHART": str(chart), "MCF_BENCH_MANIFESTS": str(manifests),
+           "MCF_BENCH_REPLICAS": str(replicas),
+           "MCF_BENCH_MEMBER_KUBECONFIGS": " ".join(str(stack.member_kubeconfigs[name])
+                                                    for name in sorted(stack.member_kubeconfigs))}
+    cpu, started = controller_cpu(), time.monotonic()
+    proc = subprocess.run(["bash", str(SCRIPT)], cwd=ROOT, env=env, capture_output=True, text=True, timeout=TIMEOUT,
+                          check=False)
+    wall, cpu = time.monotonic() - started, controller_cpu() - cpu
+    if proc.returncode != 0:
+        raise SystemExit(f"bench/runbook.sh exited {proc.returncode}:\n{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}")
+    return {"seconds": round(wall, 1), "cpu_seconds": round(cpu, 1)}
+
+
+def median_of(rounds: list[dict]) -> dict:
+    """Medians of the numbers; the profile (steps, slowest tasks) of the median round."""
+    by_time = sorted(rounds, key=lambda r: r["seconds"])
+    middle = dict(by_time[len(by_time) // 2])
+    for key in ("seconds", "cpu_seconds"):
+        middle[key] = round(statistics.median(r[key] for r in rounds), 1)
+    middle["rounds"] = [r["seconds"] for r in rounds]
+    return middle
+
+
+def measure(members: int, rounds: int, workdir: Path, with_script: bool) -> dict:
+    stack_cli("up", "--engines", "karmada", "--members", str(members), "--join")
+    stack = stack_info()
+    replicas = 6
+    found: dict[str, list[dict]] = defaultdict(list)
+    for number in range(1, rounds + 1):
+        print(f"[bench] {members} members, round {number}/{rounds}", flush=True)
+        remove_the_runbook(stack)
+        found["site"].append(timed_playbook(stack, "site.yml", workdir))
+        found["rerun"].append(timed_playbook(stack, "site.yml", workdir))
+        found["drift"].append(timed_playbook(stack, "playbooks/drift.yml", workdir,
+                                             {"drift_report_dir": str(workdir / "drift")}))
+        if with_script:
+            manifests = runbook_manifests(stack, workdir / "manifests")
+            replicas = stack.karmada().get(*APPLICATION)["spec"]["replicas"]
+            remove_the_runbook(stack)
+            found["script"].append(timed_script(stack, manifests, replicas))
+        for name, results in found.items():
+            print(f"[bench]   {name}: {results[-1]['seconds']} s", flush=True)
+    return {name: median_of(results) for name, results in found.items()}
+
+
+def markdown(result: dict) -> str:
+    lines = [f"# make bench, {result['date']}", "",
+             f"{result['machine']['cores']} cores, {result['machine']['python']}, ansible-core "
+             f"{result['machine']['ansible_core']}; medians of {result['rounds']} rounds, each from a bare federation.",
+             "", "| members | run | wall s | controller CPU s | CPU s per member | tasks | changed |",
+             "|---|---|---|---|---|---|---|"]
+    for members, runs in result["members"].items():
+        for name, run in runs.items():
+            lines.append(f"| {members} | {name} | {run['seconds']} | {run['cpu_seconds']} | "
+                         f"{round(run['cpu_seconds'] / int(members), 1)} | {run.get('tasks', '-')} | "
+                         f"{run.get('changed', '-')} |")
+    lines += ["", "## Ratios", ""]
+    for line in result["ratios"]:
+        lines.append(f"- {line}")
+    first = next(iter(result["members"].values()))
+    for name in ("site", "rerun", "drift"):
+        lines += ["", f"## {name}: time per step (median round, {next(iter(result['members']))} members)", "",
+                  "| step | s |", "|---|---|"]
+        lines += [f"| {step} | {seconds} |" for step, seconds in first[name]["steps"].items()]
+        lines += ["", f"Slowest tasks ({name}):", "", "| role | task | s |", "|---|---|---|"]
+        lines += [f"| {t['role']} | {t['task']} | {t['seconds']} |" for t in first[name]["slowest_tasks"][:10]]
+    return "\n".join(lines) + "\n"
+
+
+def ratios(result: dict) -> list[str]:
+    found = []
+    counts = sorted(result["members"], key=int)
+    base = result["members"][counts[0]]
+    if "script" in base:
+        found.append(f"site.yml / script ({counts[0]} members): {base['site']['seconds'] / base['script']['seconds']:.2f}"
+                     " (target <= 1.2)")
+    found.append(f"no-op rerun ({counts[0]} members): {base['rerun']['seconds']} s (target <= 20 s)")
+    for count in counts[1:]:
+        other = result["members"][count]
+        found.append(f"site.yml {count} / {counts[0]} members: {other['site']['seconds'] / base['site']['seconds']:.2f}"
+                     f" wall (target <= 1.2); controller CPU per member {base['site']['cpu_seconds'] / int(counts[0]):.1f}"
+                     f" s -> {other['site']['cpu_seconds'] / int(count):.1f} s")
+    found.append("1 against 10 applications: not measured - one run places one application until applications"
+                 " are data (issue 12)")
+    return found
+
+
+def ansible_core_version() -> str:
+    from ansible.release import __version__  # pylint: disable=import-outside-toplevel
+    return __version__
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--rounds", type=int, default=3, help="rounds per member count (default 3; medians)")
+    parser.add_argument("--members", default="2,4", help="member counts, comma-separated (default 2,4)")
+    parser.add_argument("--output", type=Path, default=RESULTS, help="where the JSON and Markdown go")
+    args = parser.parse_args(argv)
+    counts = [int(count) for count in args.members.split(",")]
+    ensure_collection()
+    result = {"date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"), "rounds": args.rounds,
+              "machine": {"cores": os.cpu_count(), "python": platform.python_version(),
+                          "ansible_core": ansible_core_version(), "platform": platform.platform()},
+              "members": {}}
+    try:
+        with tempfile.TemporaryDirectory(prefix="mcf-bench-") as tmp:
+            for index, count in enumerate(counts):
+                result["members"][str(count)] = measure(count, args.rounds, Path(tmp) / str(count),
+                                                        with_script=index == 0)
+    finally:
+        # Leave the stack as `make test` expects it: both engines, the default members.
+        stack_cli("up", "--members", "2", "--join", check=False)
+    result["ratios"] = ratios(result)
+    args.output.mkdir(parents=True, exist_ok=True)
+    stem = args.output / f"{datetime.date.today().isoformat()}-{os.cpu_count()}cores"
+    stem.with_suffix(".json").write_text(json.dumps(result, indent=1) + "\n")
+    stem.with_suffix(".md").write_text(markdown(result))
+    print(markdown(result))
+    print(f"[bench] written {stem}.json and {stem}.md")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# The first runbook as its own commands, one after the other as a person types them: what site.yml
+# is compared with in `make bench` (bench/run.py). No checks, no idempotence, no verification beyond
+# waiting for the replicas: the plain script an automation has to be measured against.
+#
+# Inputs (bench/run.py sets them from the local stack):
+#   MCF_FEDERATION_KUBECONFIG      the control plane's kubeconfig (context `federation`: the UCS-like endpoint)
+#   MCF_BENCH_MEMBER_KUBECONFIGS   the members' kubeconfigs, space-separated (context `internal`)
+#   MCF_BENCH_CHART                the Kruise chart directory
+#   MCF_BENCH_MANIFESTS            the interpreter, PropagationPolicy and UnitedDeployment, as files
+#   MCF_BENCH_REPLICAS             the UnitedDeployment's replicas
+set -euo pipefail
+
+fed=(--kubeconfig "$MCF_FEDERATION_KUBECONFIG" --context federation)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# Step 3.2: Kruise on every member, kruise-daemon off the virtual-kubelet nodes (the runbook removes
+# the daemon's toleration; chart 1.7+ says it with daemon.affinity, as the kruise role does).
+for kubeconfig in $MCF_BENCH_MEMBER_KUBECONFIGS; do
+  helm --kubeconfig "$kubeconfig" --kube-context internal install kruise "$MCF_BENCH_CHART" -n default \
+    --set installation.namespace=kruise-system \
+    --set-json 'daemon.affinity={"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":[{"matchExpressions":[{"key":"type","operator":"NotIn","values":["virtual-kubelet"]}]}]}}}'
+done
+
+# Step 3.3: the CRDs on the control plane. Its /version has no usable gitVersion, so the chart's
+# kubeVersion line goes; kruise-system must not be propagated to the members.
+cp -r "$MCF_BENCH_CHART" "$work/kruise"
+sed -i '/^kubeVersion:/d' "$work/kruise/Chart.yaml"
+kubectl "${fed[@]}" create namespace kruise-system
+kubectl "${fed[@]}" label namespace kruise-system namespace.karmada.io/skip-auto-propagation=true
+helm --kubeconfig "$MCF_FEDERATION_KUBECONFIG" --kube-context federation install kruise "$work/kruise" \
+  -n kruise-system --set installation.namespace=kruise-system --set installation.createNamespace=false
+
+# Step 3.4: nothing serves Kruise's webhooks on the control plane.
+kubectl "${fed[@]}" delete mutatingwebhookconfiguration kruise-mutating-webhook-configuration
+kubectl "${fed[@]}" delete validatingwebhookconfiguration kruise-validating-webhook-configuration
+
+# Steps 3.5-3.7: the interpreter, the PropagationPolicy and the UnitedDeployment.
+kubectl "${fed[@]}" wait --for condition=Established --timeout=300s crd/uniteddeployments.apps.kruise.io
+kubectl "${fed[@]}" apply -f "$MCF_BENCH_MANIFESTS"
+
+# Until Karmada reports every replica ready (the interpreter aggregates the members' status).
+kubectl "${fed[@]}" wait uniteddeployment/demo -n default --timeout=900s \
+  --for "jsonpath={.status.readyReplicas}=$MCF_BENCH_REPLICAS"
