@@ -8,7 +8,7 @@ releases, the namespace, the policy and interpreter, and - the CRD an earlier st
 being absent - the UnitedDeployment it would create once it exists), verify says there is nothing to
 verify yet instead of waiting out its timeout, and the clusters read the same afterwards.
 `playbooks/drift.yml` beside it (concurrently: both only read) reports the same creations and exits
-non-zero.
+non-zero, saying how to repair (test_drift.py runs the repair).
 """
 
 from __future__ import annotations
@@ -94,6 +94,7 @@ def test_check_mode_on_an_empty_federation_reports_what_it_would_create_and_crea
 
     drift = runs["drift"]
     assert drift.returncode != 0, drift
+    assert "Drift found" in drift.messages() and "run with -e remediate=true to repair" in drift.messages(), drift
     report = json.loads((tmp_path / "drift-evaluate.json").read_text())
     assert report["drift"] and not report["failed"], report["failures"]
     creations = {(r["cluster"], r["step"], r["object"]) for r in report["rows"]

@@ -1,24 +1,28 @@
 """Drift detection and remediation with playbooks/drift.yml (issue 13), on both engines at once.
 
-The module fixture converges both federations with the runbooks' own playbooks - on Karmada site.yml,
-then an application adopted from idc1 (federalize.yml) with per-cluster overrides (distribute.yml);
-on KubeAdmiral an application adopted from cluster-a - concurrently (they share no cluster). The test
+The module fixture converges both federations with the runbooks' own playbooks - on Karmada site.yml
+(conftest's converged_karmada, shared with test_bad_input.py), then an application adopted from idc1
+(federalize.yml) with per-cluster overrides (distribute.yml); on KubeAdmiral an application adopted
+from cluster-a - concurrently (they share no cluster). The test
 then edits by hand, all at once, what a person or a `helm upgrade` would: a Kruise webhook
 configuration recreated on the control plane, a static weight of the PropagationPolicy, a
 UnitedDeployment field, the interpreter's Lua, kruise-daemon's node affinity in a member (a
 Helm-owned object: Helm's release-against-release comparison does not see it), the adopted
-application's overrides (Karmada) and its placement (KubeAdmiral). Then, each pair concurrently:
+application's overrides (Karmada) and its placement (KubeAdmiral). Then drift.yml -e remediate=true
+runs on both engines at once, and its three phases are checked one by one:
 
-1. drift.yml on each engine exits non-zero and its report names cluster, object, field and the step
-   that owns the object of every edit, and nothing else (drift.yml runs every step in check and diff
-   mode: what site.yml --check would report, step by step);
-2. drift.yml -e remediate=true repairs it (what it changed is in drift-remediate.json, the second
-   evaluation - every step in check mode again, what a later scheduled run sees - is clean) and exits
-   0; the clusters read as the runbooks left them.
+1. the evaluation (drift-evaluate.json) names cluster, object, field and the step that owns the object
+   of every edit, and nothing else (drift.yml runs every step in check and diff mode: what site.yml
+   --check would report, step by step). It changed nothing: had it reverted an edit, the remediation
+   would have found nothing to repair there;
+2. the remediation (drift-remediate.json) repaired each edit;
+3. the second evaluation (drift-recheck.json: every step in check mode again, what a later scheduled run
+   sees) is clean, the run exits 0 and the clusters read as the runbooks left them.
 
-Every drift.yml run is at -vvv and prints none of the stack's secrets (tests/integration/secret_scan.py),
-the adopted applications' Secret included: drift.yml's secret scan, evaluation and remediation, on both
-engines.
+A drift.yml without remediate exits non-zero on drift, with the hint to remediate: test_check_mode.py,
+on a federation where nothing is installed yet. Both drift.yml runs are at -vvv and print none of the
+stack's secrets (tests/integration/secret_scan.py), the adopted applications' Secret included:
+drift.yml's secret scan, evaluation and remediation, on both engines.
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ import pytest
 from tests.integration.conftest import Cluster, wait_for
 from tests.integration.federalize_support import playbook
 from tests.integration.kruise_support import recreated_webhook_configuration
-from tests.integration.playbook_runner import PlaybookRun, run_playbook, stack_inventory
+from tests.integration.playbook_runner import PlaybookRun
 from tests.integration.secret_scan import add_needles, assert_no_secret_printed, b64, stack_secrets
 # The fixture (host and members) of the KubeAdmiral stack test: imported so pytest uses it here.
 from tests.integration.test_stack_kubeadmiral import kubeadmiral  # noqa: F401 pylint: disable=unused-import
@@ -135,16 +139,14 @@ class Federations:
         # The secrets no run may print: read once both applications are adopted.
         self.needles: dict[str, str] = {}
 
-    def site(self) -> PlaybookRun:
-        return run_playbook("site.yml", stack_inventory(self.env), env=self.env, expect_failure=None, timeout=TIMEOUT)
-
-    def drift(self, engine: str, remediate: bool = False) -> tuple[PlaybookRun, Path]:
-        reports = self.report_dir / engine / ("remediate" if remediate else "evaluate")
-        extra = {"drift_report_dir": str(reports), "remediate": remediate,
+    def remediate(self, engine: str) -> tuple[PlaybookRun, Path]:
+        """drift.yml -e remediate=true at -vvv: its evaluation, remediation and second evaluation."""
+        reports = self.report_dir / engine
+        extra = {"drift_report_dir": str(reports), "remediate": True,
                  "drift_applications": [KARMADA_APP if engine == "karmada" else KUBEADMIRAL_APP]}
         inventory = self.env["MCF_KUBEADMIRAL_INVENTORY"] if engine == "kubeadmiral" else None
         run = playbook(self.env, "drift.yml", extra, inventory=inventory, timeout=TIMEOUT, verbosity=3)
-        assert_no_secret_printed(run, self.needles, f"drift.yml -vvv on {engine}{' (remediate)' if remediate else ''}")
+        assert_no_secret_printed(run, self.needles, f"drift.yml -e remediate=true -vvv on {engine}")
         return run, reports
 
     def read_needles(self) -> None:
@@ -158,7 +160,7 @@ def report(directory: Path, phase: str) -> dict:
 
 
 @pytest.fixture(scope="module")
-def federations(stack, kubeadmiral, tmp_path_factory):  # noqa: F811 (the imported fixture)
+def federations(stack, kubeadmiral, converged_karmada, tmp_path_factory):  # noqa: F811 pylint: disable=unused-argument
     fed = Federations(stack, kubeadmiral, tmp_path_factory.mktemp("drift-reports"))
     remove_namespace(fed.karmada, fed.idc1, stack.member("test-ucs"))
     remove_namespace(fed.host, fed.cluster_a, fed.cluster_b)
@@ -166,7 +168,7 @@ def federations(stack, kubeadmiral, tmp_path_factory):  # noqa: F811 (the import
     def karmada():
         fed.idc1.apply(application("nginx:1.27"))
         wait_for(lambda: deployment_ready(fed.idc1), "drift-web Ready in idc1", timeout=120)
-        runs = [fed.site(), playbook(fed.env, "federalize.yml", KARMADA_APP, timeout=TIMEOUT),
+        runs = [playbook(fed.env, "federalize.yml", KARMADA_APP, timeout=TIMEOUT),
                 playbook(fed.env, "distribute.yml", {**KARMADA_APP, "federalize_clusters": ["idc1"]}, timeout=TIMEOUT)]
         for run in runs:
             assert run.returncode == 0, run
@@ -263,28 +265,19 @@ def assert_kubeadmiral_report(found: dict) -> None:
 def test_drift_is_detected_reported_and_repaired_on_both_engines(federations):
     fed = federations
     apply_the_drifts(fed)
+    runs = concurrently(karmada=lambda: fed.remediate("karmada"), kubeadmiral=lambda: fed.remediate("kubeadmiral"))
 
-    # 1. detection, both engines side by side. drift.yml runs every step in check and diff mode, so its
-    # rows are what site.yml --check reports, step by step: each edit in the step that owns the object.
-    runs = concurrently(karmada=lambda: fed.drift("karmada"), kubeadmiral=lambda: fed.drift("kubeadmiral"))
-    for engine in ("karmada", "kubeadmiral"):
-        run, _reports = runs[engine]
-        assert run.returncode != 0, run
-        assert "Drift found" in run.messages() and "remediate=true" in run.messages(), run
+    # 1. detection. drift.yml runs every step in check and diff mode, so its rows are what site.yml
+    # --check reports, step by step: each edit in the step that owns the object.
     assert_karmada_report(report(runs["karmada"][1], "evaluate"))
     assert_kubeadmiral_report(report(runs["kubeadmiral"][1], "evaluate"))
     markdown = (runs["karmada"][1] / "drift-evaluate.md").read_text()
     assert "| idc1 | kruise | DaemonSet kruise-system/kruise-daemon | spec.template.spec.affinity |" in markdown
-    # Check mode changed nothing.
-    assert fed.karmada.get("uniteddeployment", "demo", "-n", "default")["spec"]["revisionHistoryLimit"] == 5
 
-    # 2. remediation
-    runs = concurrently(karmada=lambda: fed.drift("karmada", remediate=True),
-                        kubeadmiral=lambda: fed.drift("kubeadmiral", remediate=True))
+    # 2. remediation, 3. the second evaluation
     for engine in ("karmada", "kubeadmiral"):
         run, reports = runs[engine]
         assert run.returncode == 0, run
-        assert report(reports, "evaluate")["drift"], engine
         assert report(reports, "recheck")["clean"], report(reports, "recheck")
     repaired = report(runs["karmada"][1], "remediate")
     assert {("karmada", f"ValidatingWebhookConfiguration {WEBHOOK}"), ("idc1", "DaemonSet kruise-system/kruise-daemon"),
