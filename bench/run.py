@@ -133,6 +133,7 @@ def median_of(rounds: list[dict]) -> dict:
 def measure(members: int, rounds: int, workdir: Path, with_script: bool) -> dict:
     stack_cli("up", "--engines", "karmada", "--members", str(members), "--join")
     stack = stack_info()
+    workdir.mkdir(parents=True, exist_ok=True)
     replicas = 6
     found: dict[str, list[dict]] = defaultdict(list)
     for number in range(1, rounds + 1):
