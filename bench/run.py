@@ -14,7 +14,7 @@ federation (members joined, nothing of the runbook anywhere: tests/integration/k
 Each round measures wall time and the controller's CPU time (ansible-playbook or the script and
 every process they started, from getrusage(RUSAGE_CHILDREN)); the Ansible runs also write a task
 profile (tests/integration/callback_plugins/task_profile.py): the number of tasks, each step's and
-each task's time. Medians over the rounds go to bench/results/<date>-<cores>cores.json and .md.
+each task's time. Medians over the rounds go to bench/results/<date>T<time>-<cores>cores.json and .md.
 Timings are not tests: nothing here is part of `make test`.
 """
 
@@ -222,7 +222,8 @@ def main(argv: list[str] | None = None) -> int:
         stack_cli("up", "--members", "2", "--join", check=False)
     result["ratios"] = ratios(result)
     args.output.mkdir(parents=True, exist_ok=True)
-    stem = args.output / f"{datetime.date.today().isoformat()}-{os.cpu_count()}cores"
+    # One file per run, never overwritten: each measured change keeps its result beside the others.
+    stem = args.output / f"{datetime.datetime.now(datetime.UTC).strftime('%Y-%m-%dT%H%M')}-{os.cpu_count()}cores"
     stem.with_suffix(".json").write_text(json.dumps(result, indent=1) + "\n")
     stem.with_suffix(".md").write_text(markdown(result))
     print(markdown(result))

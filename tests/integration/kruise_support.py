@@ -18,7 +18,7 @@ INTERPRETER = ("resourceinterpretercustomization.config.karmada.io", "declarativ
 
 
 class KruisePlaybookRun(PlaybookRun):
-    def changed(self) -> dict[str, int]:  # type: ignore[override]
+    def changed(self) -> dict[str, int]:  # type: ignore[override]  # pylint: disable=invalid-overridden-method
         """Changed tasks per host (these tests call it; PlaybookRun.changed is the sum)."""
         return self.changed_by_host
 
