@@ -1,0 +1,96 @@
+# -*- coding: utf-8 -*-
+# Copyright: multicloud.federation contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""united_deployment_applications and united_deployment_application_objects filters: the first
+runbook's applications as data (documented in united_deployment_applications.yml and
+united_deployment_application_objects.yml)."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible.errors import AnsibleFilterError
+
+from ansible_collections.multicloud.federation.plugins.module_utils.karmada_division import DEFAULT_KARMADA_VERSION
+from ansible_collections.multicloud.federation.plugins.module_utils.united_deployment import validate
+from ansible_collections.multicloud.federation.plugins.module_utils.united_deployment_application import (
+    ApplicationError,
+    applications,
+    dependencies,
+    dependency_refs,
+    propagation_policy,
+    regular_nodes_only_rules,
+    united_deployment,
+)
+
+
+def _label(virtual_kubelet_node_label):
+    label = virtual_kubelet_node_label or {"key": "type", "value": "virtual-kubelet"}
+    try:
+        return (label["key"], label["value"])
+    except (KeyError, TypeError):
+        raise AnsibleFilterError("united_deployment_applications: virtual_kubelet_node_label must be {key, value}, "
+                                 "got %r" % (virtual_kubelet_node_label,))
+
+
+def _normalized(entries, members, api_version):
+    try:
+        return applications(entries, members, api_version or "apps.kruise.io/v1beta1")
+    except ApplicationError as error:
+        raise AnsibleFilterError("united_deployment_applications: %s" % error)
+
+
+def united_deployment_applications(entries, members, api_version=None, karmada_version=None,
+                                   virtual_kubelet_node_label=None):
+    """One dict per application with what each step needs; no Secret value in it."""
+    label = _label(virtual_kubelet_node_label)
+    result = []
+    for entry in _normalized(entries, members, api_version):
+        try:
+            definition = united_deployment(entry)
+            policy = propagation_policy(entry, karmada_version or DEFAULT_KARMADA_VERSION)
+            rules = regular_nodes_only_rules(entry, members or [], label)
+        except ApplicationError as error:
+            raise AnsibleFilterError("united_deployment_applications: %s" % error)
+        metadata = definition.get("metadata") or {}
+        # Kruise's webhook rules for the whole application (united_deployment_validate checks each
+        # member's share too, at the united_deployment step): refused before any step writes.
+        errors = [str(error) for error in validate(definition)] if entry["state"] == "present" else []
+        if errors:
+            raise AnsibleFilterError("united_deployment_applications: application %s: UnitedDeployment %s/%s refused "
+                                     "before applying: %s" % (entry["name"], metadata.get("namespace"),
+                                                              metadata.get("name"), "; ".join(errors)))
+        result.append({
+            # kind, name and namespace: the loop item names the object in drift rows.
+            "kind": "UnitedDeployment",
+            "name": metadata.get("name", entry["name"]),
+            "namespace": metadata.get("namespace") or entry["namespace"],
+            "state": entry["state"],
+            "ref": "UnitedDeployment %s/%s" % (metadata.get("namespace") or entry["namespace"],
+                                               metadata.get("name", entry["name"])),
+            "api_version": definition.get("apiVersion", entry["api_version"]),
+            "clusters": entry["clusters"],
+            "weights": entry["weights"],
+            "scheduling": entry["scheduling"],
+            "verify": bool(entry["verify"]),
+            "united_deployment": definition,
+            "propagation_policy": policy,
+            "regular_only_policy": "%s-regular-nodes-only" % metadata.get("name", entry["name"]),
+            "regular_only_rules": rules,
+            "dependencies": dependency_refs(entry),
+        })
+    return result
+
+
+def united_deployment_application_objects(entries, members, api_version=None):
+    """[{state, definition}] of every application's Service, ConfigMaps and Secrets (with their values)."""
+    return [{"state": entry["state"], "definition": obj}
+            for entry in _normalized(entries, members, api_version) for obj in dependencies(entry)]
+
+
+class FilterModule(object):
+    def filters(self):
+        return {
+            "united_deployment_applications": united_deployment_applications,
+            "united_deployment_application_objects": united_deployment_application_objects,
+        }

@@ -1,0 +1,62 @@
+# -*- coding: utf-8 -*-
+# Copyright: multicloud.federation contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import json
+
+import pytest
+
+from ansible.errors import AnsibleFilterError
+
+from ansible_collections.multicloud.federation.plugins.filter.united_deployment_applications import (
+    FilterModule,
+    united_deployment_application_objects,
+    united_deployment_applications,
+)
+
+MEMBERS = [{"host": "idc1", "name": "idc1", "weight": 1, "virtual_kubelet": False},
+           {"host": "test-ucs", "name": "test-ucs", "weight": 2, "virtual_kubelet": True}]
+WITH_SECRET = [{"name": "web", "secrets": [{"name": "web-token", "string_data": {"token": "s3cr3t-value"}}]}]
+
+
+def test_registered():
+    assert FilterModule().filters() == {
+        "united_deployment_applications": united_deployment_applications,
+        "united_deployment_application_objects": united_deployment_application_objects}
+
+
+def test_what_each_step_needs_and_no_secret_value():
+    [app] = united_deployment_applications(WITH_SECRET, MEMBERS, "apps.kruise.io/v1alpha1")
+    assert (app["kind"], app["name"], app["namespace"], app["ref"]) == (
+        "UnitedDeployment", "web", "default", "UnitedDeployment default/web")
+    assert app["united_deployment"]["apiVersion"] == "apps.kruise.io/v1alpha1"
+    assert app["propagation_policy"]["metadata"]["name"] == "web"
+    assert app["regular_only_policy"] == "web-regular-nodes-only"
+    assert app["regular_only_rules"][0]["target_clusters"] == ["idc1"]
+    assert app["dependencies"] == [{"apiVersion": "v1", "kind": "Secret", "name": "web-token"}]
+    assert "s3cr3t" not in json.dumps(app)
+    [obj] = united_deployment_application_objects(WITH_SECRET, MEMBERS, "apps.kruise.io/v1alpha1")
+    assert obj["state"] == "present" and obj["definition"]["kind"] == "Secret"
+
+
+def test_kruise_refuses_before_any_step_writes():
+    with pytest.raises(AnsibleFilterError) as caught:
+        united_deployment_applications([{"name": "web", "subsets": [{"name": "a", "replicas": "150%"}, {"name": "b"}]}],
+                                       MEMBERS)
+    message = str(caught.value)
+    assert "application web: UnitedDeployment default/web refused before applying" in message
+    assert '"150%"' in message
+    # A removed application is not validated: it only has to go.
+    assert united_deployment_applications([{"name": "web", "state": "absent", "subsets": [{"name": "Bad_Name"}]}],
+                                          MEMBERS)[0]["state"] == "absent"
+
+
+def test_entry_errors_are_filter_errors():
+    with pytest.raises(AnsibleFilterError, match="clusters name idc9, which the federation does not know"):
+        united_deployment_applications([{"name": "web", "clusters": ["idc9"]}], MEMBERS)
+    with pytest.raises(AnsibleFilterError, match="virtual_kubelet_node_label must be"):
+        united_deployment_applications([{"name": "web"}], MEMBERS, virtual_kubelet_node_label="type")

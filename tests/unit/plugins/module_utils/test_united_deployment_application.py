@@ -1,0 +1,249 @@
+# -*- coding: utf-8 -*-
+# Copyright: multicloud.federation contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import base64
+
+import pytest
+
+from ansible_collections.multicloud.federation.plugins.module_utils import united_deployment_application as ua
+
+MEMBERS = [
+    {"host": "idc1", "name": "idc1", "weight": 1, "virtual_kubelet": False},
+    {"host": "test-ucs", "name": "test-ucs", "weight": 2, "virtual_kubelet": True},
+]
+VK_TERM = {"matchExpressions": [{"key": "type", "operator": "In", "values": ["virtual-kubelet"]}]}
+REGULAR_TERM = {"matchExpressions": [{"key": "type", "operator": "NotIn", "values": ["virtual-kubelet"]}]}
+# The first runbook's application (step 4.3.3) and its policy (step 4.3.2).
+SAMPLE_UD = {
+    "name": "sample-ud",
+    "policy_name": "ud-propagation",
+    "replicas": 6,
+    "template_kind": "statefulSet",
+    "labels": {"app": "sample"},
+    "image": "nginx:alpine",
+    "container_name": "nginx",
+    "resources": {"requests": {"cpu": "50m", "memory": "50Mi"}, "limits": {"cpu": "50m", "memory": "50Mi"}},
+    "subsets": [
+        {"name": "subset-a", "replicas": "50%", "node_selector_term": REGULAR_TERM},
+        {"name": "subset-b", "node_selector_term": VK_TERM,
+         "tolerations": [{"key": "virtual-kubelet.io/provider", "operator": "Exists"}]},
+    ],
+    "partitions": {"subset-a": 0, "subset-b": 0},
+}
+
+
+def one(entry, members=None, api_version="apps.kruise.io/v1beta1"):
+    return ua.applications([entry], MEMBERS if members is None else members, api_version)[0]
+
+
+def refused(entries, members=None):
+    with pytest.raises(ua.ApplicationError) as caught:
+        ua.applications(entries, MEMBERS if members is None else members)
+    return str(caught.value)
+
+
+def test_the_defaults_render_the_single_application_variables_defaults():
+    assert ua.united_deployment(one({"name": "demo"})) == {
+        "apiVersion": "apps.kruise.io/v1beta1", "kind": "UnitedDeployment",
+        "metadata": {"name": "demo", "namespace": "default"},
+        "spec": {
+            "replicas": 6,
+            "revisionHistoryLimit": 10,
+            "selector": {"matchLabels": {"app": "demo"}},
+            "template": {"cloneSetTemplate": {
+                "metadata": {"labels": {"app": "demo"}},
+                "spec": {"selector": {"matchLabels": {"app": "demo"}},
+                         "template": {"metadata": {"labels": {"app": "demo"}},
+                                      "spec": {"containers": [{"name": "main", "image": "nginx:1.25-alpine"}]}}}}},
+            "topology": {"subsets": [
+                {"name": "regular", "replicas": "50%", "nodeSelectorTerm": REGULAR_TERM},
+                {"name": "virtual-kubelet", "nodeSelectorTerm": VK_TERM,
+                 "tolerations": [{"key": "virtual-kubelet.io/provider", "operator": "Exists"}]},
+            ]},
+            "updateStrategy": {"type": "Manual", "manualUpdate": {"partitions": {"regular": 0, "virtual-kubelet": 0}}},
+        },
+    }
+
+
+def test_the_runbook_sample_ud_with_its_headless_service_and_policy():
+    entry = one(SAMPLE_UD, api_version="apps.kruise.io/v1alpha1")
+    ud = ua.united_deployment(entry)
+    sts = ud["spec"]["template"]["statefulSetTemplate"]
+    assert ud["apiVersion"] == "apps.kruise.io/v1alpha1"
+    assert sts["spec"]["serviceName"] == "sample-ud"
+    assert sts["spec"]["template"]["spec"]["containers"] == [{
+        "name": "nginx", "image": "nginx:alpine", "resources": SAMPLE_UD["resources"]}]
+    assert [s["name"] for s in ud["spec"]["topology"]["subsets"]] == ["subset-a", "subset-b"]
+    assert ua.dependencies(entry) == [{
+        "apiVersion": "v1", "kind": "Service",
+        "metadata": {"name": "sample-ud", "namespace": "default", "labels": {ua.APPLICATION_LABEL: "sample-ud"}},
+        "spec": {"clusterIP": "None", "selector": {"app": "sample"}}}]
+    policy = ua.propagation_policy(entry)
+    assert policy["metadata"] == {"name": "ud-propagation", "namespace": "default"}
+    # The served apiVersion, derived: Karmada compares it literally.
+    assert policy["spec"]["resourceSelectors"] == [
+        {"apiVersion": "apps.kruise.io/v1alpha1", "kind": "UnitedDeployment", "name": "sample-ud"},
+        {"apiVersion": "v1", "kind": "Service", "name": "sample-ud"}]
+    assert policy["spec"]["placement"] == {
+        "clusterAffinity": {"clusterNames": ["idc1", "test-ucs"]},
+        "replicaScheduling": {"replicaSchedulingType": "Divided", "replicaDivisionPreference": "Weighted",
+                              "weightPreference": {"staticWeightList": [
+                                  {"targetCluster": {"clusterNames": ["idc1"]}, "weight": 1},
+                                  {"targetCluster": {"clusterNames": ["test-ucs"]}, "weight": 2}]}}}
+
+
+def test_a_member_without_virtual_kubelet_nodes_gets_the_regular_only_rule():
+    rules = ua.regular_nodes_only_rules(one(SAMPLE_UD), MEMBERS)
+    assert rules == [{"target_clusters": ["idc1"], "json_patch": [
+        {"op": "remove", "path": "/spec/topology/subsets/0/replicas"},
+        {"op": "remove", "path": "/spec/updateStrategy/manualUpdate/partitions/subset-b"},
+        {"op": "remove", "path": "/spec/topology/subsets/1"}]}]
+    # Not on the application's clusters: no rule.
+    assert ua.regular_nodes_only_rules(one(dict(SAMPLE_UD, clusters=["test-ucs"])), MEMBERS) == []
+    assert ua.regular_nodes_only_rules(one(dict(SAMPLE_UD, state="absent")), MEMBERS) == []
+
+
+@pytest.mark.parametrize("scheduling, expected", [
+    ("duplicated", {"replicaSchedulingType": "Duplicated"}),
+    ("aggregated", {"replicaSchedulingType": "Divided", "replicaDivisionPreference": "Aggregated"}),
+    ("dynamic", {"replicaSchedulingType": "Divided", "replicaDivisionPreference": "Weighted",
+                 "weightPreference": {"dynamicWeight": "AvailableReplicas"}}),
+])
+def test_scheduling(scheduling, expected):
+    policy = ua.propagation_policy(one({"name": "web", "scheduling": scheduling}))
+    assert policy["spec"]["placement"]["replicaScheduling"] == expected
+
+
+def test_own_weights_and_clusters_and_a_desired_split():
+    entry = one({"name": "web", "clusters": ["test-ucs", "idc1"], "weights": {"idc1": "3", "test-ucs": 1}})
+    assert entry["clusters"] == ["idc1", "test-ucs"]
+    assert entry["weights"] == {"idc1": 3, "test-ucs": 1}
+    # Only the application's clusters take the members' weights.
+    assert one({"name": "web", "clusters": ["test-ucs"]})["weights"] == {"test-ucs": 2}
+    split = ua.propagation_policy(one({"name": "web", "desired_split": {"idc1": 2, "test-ucs": 4}}))
+    assert split["spec"]["placement"]["replicaScheduling"]["weightPreference"] == {"staticWeightList": [
+        {"targetCluster": {"clusterNames": ["idc1"]}, "weight": 1},
+        {"targetCluster": {"clusterNames": ["test-ucs"]}, "weight": 2}]}
+    # No weight anywhere: Karmada's even split (no weightPreference).
+    unweighted = [dict(member, weight=None) for member in MEMBERS]
+    policy = ua.propagation_policy(one({"name": "web"}, members=unweighted))
+    assert "weightPreference" not in policy["spec"]["placement"]["replicaScheduling"]
+
+
+def test_a_full_pod_template_keeps_its_fields_and_gains_the_selector_labels():
+    template = {"metadata": {"labels": {"tier": "web"}}, "spec": {
+        "containers": [{"name": "app", "image": "app:1", "env": [{"name": "A", "value": "1"}],
+                        "ports": [{"name": "http", "containerPort": 8080}],
+                        "readinessProbe": {"httpGet": {"path": "/", "port": 8080}}}],
+        "imagePullSecrets": [{"name": "registry"}]}}
+    entry = one({"name": "db", "template_kind": "advancedStatefulSet", "pod_template": template})
+    ud = ua.united_deployment(entry)
+    pod = ud["spec"]["template"]["advancedStatefulSetTemplate"]["spec"]["template"]
+    assert pod["metadata"]["labels"] == {"tier": "web", "app": "db"}
+    assert pod["spec"] == template["spec"]
+    assert template["metadata"]["labels"] == {"tier": "web"}, "the input is not modified"
+    service = ua.dependencies(entry)[0]
+    assert service["spec"]["ports"] == [{"name": "http", "port": 8080, "targetPort": 8080, "protocol": "TCP"}]
+
+
+def test_subsets_in_kruise_field_names():
+    entry = one({"name": "web", "replicas": 10, "subsets": [
+        {"name": "a", "min_replicas": 2, "max_replicas": "50%", "patch": {"metadata": {"labels": {"zone": "a"}}}},
+        {"name": "b", "tolerations": []}]})
+    assert ua.united_deployment(entry)["spec"]["topology"]["subsets"] == [
+        {"name": "a", "minReplicas": 2, "maxReplicas": "50%", "patch": {"metadata": {"labels": {"zone": "a"}}}},
+        {"name": "b"}]
+
+
+def test_config_maps_and_secrets_follow_the_application():
+    entry = one({"name": "web", "config_maps": [{"name": "web-config", "data": {"a": "1"}}],
+                 "secrets": [{"name": "web-secret", "string_data": {"token": "s3cr3t"}}]})
+    objects = ua.dependencies(entry)
+    assert [(o["kind"], o["metadata"]["name"]) for o in objects] == [("ConfigMap", "web-config"), ("Secret", "web-secret")]
+    assert objects[0]["data"] == {"a": "1"}
+    assert objects[1]["data"] == {"token": base64.b64encode(b"s3cr3t").decode()}
+    assert objects[1]["type"] == "Opaque"
+    # The references carry no value.
+    assert ua.dependency_refs(entry) == [{"apiVersion": "v1", "kind": "ConfigMap", "name": "web-config"},
+                                         {"apiVersion": "v1", "kind": "Secret", "name": "web-secret"}]
+    assert ua.propagation_policy(entry)["spec"]["resourceSelectors"][1:] == ua.dependency_refs(entry)
+
+
+def test_legacy_selectors_are_kept():
+    selectors = [{"apiVersion": "apps.kruise.io/v1beta1", "kind": "UnitedDeployment", "name": "other"}]
+    policy = ua.propagation_policy(one({"name": "demo", "resource_selectors": selectors}))
+    assert policy["spec"]["resourceSelectors"] == selectors
+
+
+def test_two_applications_with_one_name_are_refused():
+    message = refused([{"name": "web"}, {"name": "web", "replicas": 2}])
+    assert "applications web and web both name the UnitedDeployment default/web" in message
+    message = refused([{"name": "a", "policy_name": "shared"}, {"name": "b", "policy_name": "shared"}])
+    assert "PropagationPolicy default/shared" in message and "its own policy_name" in message
+    # Same name in two namespaces is two applications.
+    assert len(ua.applications([{"name": "web"}, {"name": "web", "namespace": "other"}], MEMBERS)) == 2
+
+
+@pytest.mark.parametrize("entry, words", [
+    ({"name": "Web_1"}, ['application Web_1: metadata.name: Invalid value: "Web_1": a lowercase RFC 1123 subdomain',
+                         "rename it"]),
+    ({"name": "x" * 64}, ["at most 63 characters"]),
+    ({"name": "web", "policy_name": "Ud_Propagation"}, ["application web: policy_name: metadata.name: Invalid value"]),
+    ({"name": "web", "namespace": "Prod"}, ["namespace 'Prod' is not a DNS-1123 label"]),
+    ({"name": "web", "clusters": ["idc1", "nowhere"]}, ["clusters name nowhere, which the federation does not know",
+                                                        "idc1, test-ucs"]),
+    ({"name": "web", "clusters": "idc1"}, ["clusters must be a YAML list"]),
+    ({"name": "web", "weights": {"idc1": 0}}, ["the weight of idc1 must be a whole number >= 1"]),
+    ({"name": "web", "weights": {"idc1": -1}}, ["the weight of idc1 must be a whole number >= 1"]),
+    ({"name": "web", "weights": {"idc1": 1.5}}, ["the weight of idc1 must be a whole number >= 1"]),
+    ({"name": "web", "clusters": ["idc1"], "weights": {"test-ucs": 1}}, ["weights name test-ucs, which is not among"]),
+    ({"name": "web", "replicas": -1}, ["replicas must be a whole number >= 0"]),
+    ({"name": "web", "partitions": {"a": -1}}, ["the partition of a must be a whole number >= 0"]),
+    ({"name": "web", "scheduling": "spread"}, ["scheduling must be one of static, dynamic, aggregated, duplicated"]),
+    ({"name": "web", "template_kind": "daemonSet"}, ["template_kind must be one of"]),
+    ({"name": "web", "imagee": "x"}, ["unknown field(s) imagee"]),
+    ({"name": "web", "subsets": [{"name": "a", "replica": 1}]}, ["unknown field(s) replica"]),
+    ({"name": "web", "subsets": [{"replicas": 1}]}, ["subsets[0] needs a name"]),
+    ({"name": "web", "subsets": "regular"}, ["subsets must be a non-empty YAML list"]),
+    ({"name": "web", "image": "x", "pod_template": {"spec": {"containers": [{"name": "c", "image": "i"}]}}},
+     ["pod_template and the short form (image) exclude each other"]),
+    ({"name": "web", "pod_template": {"spec": {}}}, ["pod_template must be a core PodTemplateSpec"]),
+    ({"name": "web", "secrets": "s3cr3t-value"}, ["secrets must be a list", "got a str"]),
+    ({"name": "web", "state": "gone"}, ["state must be present or absent"]),
+])
+def test_bad_input_names_the_entry_and_the_fix(entry, words):
+    message = refused([entry])
+    for word in words:
+        assert word in message
+    assert "s3cr3t-value" not in message
+
+
+def test_not_a_list():
+    assert "must be a YAML list of entries" in refused({"name": "web"})
+    assert "applications[0] must be a mapping" in refused(["web"])
+
+
+def test_no_members():
+    assert "the inventory group 'members' is empty" in refused([{"name": "web"}], members=[])
+    # Removing needs no member.
+    assert ua.applications([{"name": "web", "state": "absent"}], [])[0]["state"] == "absent"
+
+
+def test_every_subset_on_virtual_kubelet_nodes_cannot_serve_a_member_without_them():
+    entry = one({"name": "web", "subsets": [{"name": "vk", "node_selector_term": VK_TERM}]})
+    with pytest.raises(ua.ApplicationError) as caught:
+        ua.regular_nodes_only_rules(entry, MEMBERS)
+    assert "add a subset for the regular nodes" in str(caught.value)
+
+
+def test_a_complete_definition_is_applied_as_given():
+    definition = {"apiVersion": "apps.kruise.io/v1beta1", "kind": "UnitedDeployment",
+                  "metadata": {"name": "given", "namespace": "default"}, "spec": {"replicas": 2}}
+    entry = one({"name": "given", "definition": definition})
+    assert ua.united_deployment(entry) == definition
+    assert ua.dependencies(entry) == []
