@@ -118,8 +118,19 @@ def check_division(template, binding, policy, clusters, karmada_version, api_ver
     if division["note"]:
         outcome["notes"].append(division["note"])
     if division["replicas"] is None:
-        # DynamicWeight and Aggregated depend on estimator data: only the binding tells.
+        # DynamicWeight and Aggregated depend on estimator data (live capacity): only the binding tells
+        # the split, so the checks are its invariants - every replica placed, only on candidates.
         outcome["expected"] = dict(scheduled)
+        placed = sum(scheduled.values())
+        if scheduled and placed != spec["replicas"]:
+            outcome["problems"].append("Karmada scheduled %d replica(s) in all, the template has %d"
+                                       % (placed, spec["replicas"]))
+        outside = sorted(name for name, count in scheduled.items()
+                         if count and name not in (division.get("candidates") or []))
+        if outside:
+            candidates = ", ".join(division.get("candidates") or []) or "none"
+            outcome["problems"].append("Karmada scheduled replicas on %s, which the policy's placement does not allow "
+                                       "(candidates: %s)" % (", ".join(outside), candidates))
         return outcome
     for problem in compare_division({"replicas": division["replicas"], "tied": division["tied"]}, scheduled):
         outcome["problems"].append("Karmada scheduled differently from the policy: %s" % problem)

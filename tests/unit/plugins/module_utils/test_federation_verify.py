@@ -161,6 +161,18 @@ def test_division_takes_the_binding_for_estimator_strategies():
     dynamic["spec"]["placement"]["replicaScheduling"]["weightPreference"] = {"dynamicWeight": "AvailableReplicas"}
     division = check_division(template, binding, dynamic, clusters, "v1.18.2", *UD_API)
     assert division["expected"] == {"idc1": 2, "test-ucs": 4} and division["problems"] == []
+    # Its invariants: every replica placed, only on the policy's candidates.
+    template["spec"]["replicas"] = 7
+    assert check_division(template, binding, dynamic, clusters, "v1.18.2", *UD_API)["problems"] == [
+        "Karmada scheduled 6 replica(s) in all, the template has 7"]
+    template["spec"]["replicas"] = 6
+    aggregated = policy()
+    aggregated["spec"]["placement"]["replicaScheduling"] = {"replicaSchedulingType": "Divided",
+                                                            "replicaDivisionPreference": "Aggregated"}
+    aggregated["spec"]["placement"]["clusterAffinity"] = {"clusterNames": ["test-ucs"]}
+    outside = check_division(template, binding, aggregated, clusters, "v1.18.2", *UD_API)
+    assert outside["problems"] == ["Karmada scheduled replicas on idc1, which the policy's placement does not allow "
+                                   "(candidates: test-ucs)"], outside
 
 
 def test_member_united_deployment_share_and_generation():
