@@ -11,6 +11,10 @@ federation (members joined, nothing of the runbook anywhere: tests/integration/k
   script     bench/runbook.sh, the runbook's own helm and kubectl commands, from bare again, until the
              control plane's UnitedDeployment reports every replica ready
 
+and, with the first member count, for each application count asked for (`--applications`), site.yml
+from bare and its rerun with that many applications in federation_united_deployments (bench-01,
+bench-02, ..., 6 replicas each, the defaults otherwise).
+
 Each round measures wall time and the controller's CPU time (ansible-playbook or the script and
 every process they started, from getrusage(RUSAGE_CHILDREN)); the Ansible runs also write a task
 profile (tests/integration/callback_plugins/task_profile.py): the number of tasks, each step's and
@@ -34,7 +38,7 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-from tests.integration.conftest import StackInfo, stack_cli, stack_info
+from tests.integration.conftest import StackInfo, stack_cli, stack_info, wait_for
 from tests.integration.kruise_support import APPLICATION, INTERPRETER, POLICY, remove_the_application, remove_the_runbook
 from tests.integration.playbook_runner import ensure_collection, run_playbook, stack_inventory
 from tests.stack.layout import layout
@@ -70,6 +74,26 @@ def profile_summary(profile: dict) -> dict:
         "slowest_tasks": [{"role": role, "task": task, "seconds": round(seconds, 1)}
                           for (role, task), seconds in sorted(tasks.items(), key=lambda item: -item[1])[:15]],
     }
+
+
+def bench_applications(count: int) -> list[dict]:
+    return [{"name": f"bench-{number:02d}", "replicas": 6} for number in range(1, count + 1)]
+
+
+def remove_bench_applications(stack: StackInfo, count: int) -> None:
+    """No bench-NN UnitedDeployment or PropagationPolicy anywhere. Plain kubectl."""
+    names = [application["name"] for application in bench_applications(count)]
+    karmada = stack.karmada()
+    for kind in (APPLICATION[0], POLICY[0]):
+        deleted = karmada.kubectl("delete", kind, *names, "-n", "default", "--ignore-not-found", "--wait=false",
+                                  check=False)
+        assert deleted.returncode == 0 or "doesn't have a resource type" in deleted.stderr, deleted.stderr
+    for name in sorted(stack.member_kubeconfigs):
+        member = stack.member(name)
+        wait_for(lambda: not any(item["metadata"]["name"] in names for item in (
+            member.get(APPLICATION[0], "-n", "default")["items"] if member.kubectl(
+                "get", APPLICATION[0], "-n", "default", check=False).returncode == 0 else [])),
+            f"no bench UnitedDeployment left in {name}", timeout=300)
 
 
 def timed_playbook(stack: StackInfo, playbook: str, workdir: Path, extra_vars: dict | None = None) -> dict:
@@ -156,6 +180,26 @@ def measure(members: int, rounds: int, workdir: Path, with_script: bool) -> dict
     return {name: median_of(results) for name, results in found.items()}
 
 
+def measure_applications(counts: list[int], rounds: int, workdir: Path) -> dict:
+    """site.yml from bare and its rerun with 1, 10, ... applications, on the stack as it is."""
+    stack = stack_info()
+    workdir.mkdir(parents=True, exist_ok=True)
+    found: dict[str, dict[str, list[dict]]] = {}
+    for count in counts:
+        extra_vars = {"federation_united_deployments": bench_applications(count)}
+        for number in range(1, rounds + 1):
+            print(f"[bench] {count} application(s), round {number}/{rounds}", flush=True)
+            remove_bench_applications(stack, max(counts))
+            remove_the_runbook(stack)
+            runs = found.setdefault(str(count), defaultdict(list))
+            runs["site"].append(timed_playbook(stack, "site.yml", workdir, extra_vars))
+            runs["rerun"].append(timed_playbook(stack, "site.yml", workdir, extra_vars))
+            for name, results in runs.items():
+                print(f"[bench]   {name}: {results[-1]['seconds']} s", flush=True)
+    remove_bench_applications(stack, max(counts))
+    return {count: {name: median_of(results) for name, results in runs.items()} for count, runs in found.items()}
+
+
 def markdown(result: dict) -> str:
     lines = [f"# make bench, {result['date']}", "",
              f"{result['machine']['cores']} cores, {result['machine']['python']}, ansible-core "
@@ -167,6 +211,13 @@ def markdown(result: dict) -> str:
             lines.append(f"| {members} | {name} | {run['seconds']} | {run['cpu_seconds']} | "
                          f"{round(run['cpu_seconds'] / int(members), 1)} | {run.get('tasks', '-')} | "
                          f"{run.get('changed', '-')} |")
+    if result.get("applications"):
+        lines += ["", "## Applications", "", "| applications | run | wall s | controller CPU s | tasks | changed |",
+                  "|---|---|---|---|---|---|"]
+        for count, runs in result["applications"].items():
+            for name, run in runs.items():
+                lines.append(f"| {count} | {name} | {run['seconds']} | {run['cpu_seconds']} | {run.get('tasks', '-')} | "
+                             f"{run.get('changed', '-')} |")
     lines += ["", "## Ratios", ""]
     for line in result["ratios"]:
         lines.append(f"- {line}")
@@ -193,8 +244,12 @@ def ratios(result: dict) -> list[str]:
         found.append(f"site.yml {count} / {counts[0]} members: {other['site']['seconds'] / base['site']['seconds']:.2f}"
                      f" wall (target <= 1.2); controller CPU per member {base['site']['cpu_seconds'] / int(counts[0]):.1f}"
                      f" s -> {other['site']['cpu_seconds'] / int(count):.1f} s")
-    found.append("1 against 10 applications: not measured - one run places one application until applications"
-                 " are data (issue 12)")
+    applications = result.get("applications") or {}
+    if len(applications) > 1:
+        few, many = sorted(applications, key=int)[0], sorted(applications, key=int)[-1]
+        for name in ("site", "rerun"):
+            found.append(f"{name} with {many} / {few} application(s): "
+                         f"{applications[many][name]['seconds'] / applications[few][name]['seconds']:.2f} (target <= 2)")
     return found
 
 
@@ -207,9 +262,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--rounds", type=int, default=3, help="rounds per member count (default 3; medians)")
     parser.add_argument("--members", default="2,4", help="member counts, comma-separated (default 2,4)")
+    parser.add_argument("--applications", default="1,10",
+                        help="application counts, comma-separated, measured with the first member count (default "
+                             "1,10; empty for none)")
     parser.add_argument("--output", type=Path, default=RESULTS, help="where the JSON and Markdown go")
     args = parser.parse_args(argv)
     counts = [int(count) for count in args.members.split(",")]
+    application_counts = [int(count) for count in args.applications.split(",") if count.strip()]
     ensure_collection()
     result = {"date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"), "rounds": args.rounds,
               "machine": {"cores": os.cpu_count(), "python": platform.python_version(),
@@ -220,6 +279,9 @@ def main(argv: list[str] | None = None) -> int:
             for index, count in enumerate(counts):
                 result["members"][str(count)] = measure(count, args.rounds, Path(tmp) / str(count),
                                                         with_script=index == 0)
+                if index == 0 and application_counts:
+                    result["applications"] = measure_applications(application_counts, args.rounds,
+                                                                  Path(tmp) / "applications")
     finally:
         # Leave the stack as `make test` expects it: both engines, the default members.
         restored = stack_cli("up", "--members", "2", "--join", check=False)

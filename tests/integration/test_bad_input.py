@@ -147,6 +147,25 @@ def cases(inv: Inventory, workdir: Path) -> dict[str, tuple[str, dict | None, di
                                             "subset nosuch does not exist")),
         "application-name-invalid": ("playbooks/united_deployment.yml", None, {"united_deployment_name": "Bad_Name"},
                                      ('metadata.name: Invalid value: "Bad_Name"', "a lowercase RFC 1123 subdomain")),
+        # The applications as data (federation_united_deployments): checked before the first write.
+        "applications-with-one-name": ("site.yml", None, {"federation_united_deployments": [
+            {"name": "web"}, {"name": "web", "replicas": 2}]},
+            ("applications web and web both name the UnitedDeployment default/web",
+             "give each application its own name")),
+        "application-on-an-unknown-cluster": ("site.yml", None, {"federation_united_deployments": [
+            {"name": "web", "clusters": ["idc1", NOT_JOINED]}]},
+            (f"application web: clusters name {NOT_JOINED}, which the federation does not know",
+             "add the cluster to the inventory group members")),
+        "application-subset-percent-over-100": ("playbooks/united_deployment.yml", None, {
+            "federation_united_deployments": [{"name": "web", "subsets": [
+                {"name": "a", "replicas": "150%", "node_selector_term": MATCH_VIRTUAL_KUBELET}, {"name": "b"}]}]},
+            ("refused before applying", 'Invalid value: "150%"', "should be in range [0, 100]")),
+        "application-subset-name-kruise-refuses": ("playbooks/united_deployment.yml", None, {
+            "federation_united_deployments": [{"name": "web", "subsets": [{"name": "Subset_A"}, {"name": "b"}]}]},
+            ('Invalid value: "Subset_A": invalid subset name', "a lowercase RFC 1123 label")),
+        "application-field-misspelt": ("site.yml", None, {"federation_united_deployments": [
+            {"name": "web", "replica": 2}]},
+            ("application web has unknown field(s) replica", "the fields an application takes are name,")),
         # Kruise's chart.
         "chart-version-not-in-the-chart": ("playbooks/kruise.yml", None, {"federation_kruise_chart_version": "9.9.9"},
                                            ("holds chart kruise 1.9.0, not version 9.9.9",
@@ -234,7 +253,9 @@ CASE_IDS = (
     "kubeconfig-malformed", "kubeconfig-unknown-context", "api-unreachable", "token-rejected",
     "certificate-of-another-ca", "weight-zero", "weight-negative", "weight-not-a-number",
     "weight-for-an-unknown-cluster", "replicas-negative", "subset-percent-over-100", "subset-name-kruise-refuses",
-    "partition-of-an-unknown-subset", "application-name-invalid", "chart-version-not-in-the-chart",
+    "partition-of-an-unknown-subset", "application-name-invalid", "applications-with-one-name",
+    "application-on-an-unknown-cluster", "application-subset-percent-over-100", "application-subset-name-kruise-refuses",
+    "application-field-misspelt", "chart-version-not-in-the-chart",
     "chart-reference-not-a-chart", "lua-syntax-error", "lua-global", "federalize-a-resource-that-does-not-exist",
     "federalize-from-a-member-not-joined", "migrate-to-a-host-that-is-not-a-member", "two-federation-hosts",
     "no-members", "string-for-the-policy-clusters", "string-for-the-distribute-clusters",

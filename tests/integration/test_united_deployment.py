@@ -1,6 +1,5 @@
 """Issue 6 acceptance on the local stack: the runbook's UnitedDeployment split by Karmada and Kruise,
-verified; scaling, weights, partitions, a policy edited behind verify's back, a member without
-virtual-kubelet nodes (issue 12), a split left stale by a
+verified; scaling, weights, partitions, a policy edited behind verify's back, a split left stale by a
 member that left and came back and put right by rebalance; refusals before anything is applied; a
 second run changes nothing."""
 
@@ -55,15 +54,6 @@ def subset_replicas(stack, member):
         return ud["spec"]["replicas"], {s["name"]: s.get("replicas", 0) for s in status["subsetStatuses"]
                                         if s["name"] in topology}
     return ud["spec"]["replicas"], dict(status.get("subsetReplicas") or {})
-
-
-def subsets_are(stack, expect: dict) -> bool:
-    """Each member's (replicas, {subset: replicas}) is as expected; an AssertionError naming what they are
-    otherwise (wait_for shows the last one)."""
-    actual = {member: subset_replicas(stack, member) for member in expect}
-    if actual != expect:
-        raise AssertionError(f"subsets {actual}")
-    return True
 
 
 def expect_split(stack, split):
@@ -146,65 +136,6 @@ def test_policy_edited_behind_verifys_back(stack, tmp_path):
         assert "expected {idc1: 4, test-ucs: 2}" in verify_report(tmp_path)
     finally:
         rerun_steps(stack, {"verify_report_dir": str(tmp_path)}, "propagation_policy.yml")
-
-
-VK_NODE = "idc1-virtual-kubelet"
-WITHOUT_VK = {"members": {"hosts": {"idc1": {"cluster_virtual_kubelet": False}}}}
-REGULAR_ONLY = ("overridepolicy.policy.karmada.io", "demo-regular-nodes-only", "-n", "default")
-
-
-def member_subsets(stack, member):
-    ud = stack.member(member).get(*UD)
-    return [subset["name"] for subset in ud["spec"]["topology"]["subsets"]]
-
-
-def restore_node(cluster, saved):
-    """Create the stack's node again as it was (KWOK takes it over by its annotations), with its status."""
-    metadata = {key: saved["metadata"][key] for key in ("name", "labels", "annotations") if key in saved["metadata"]}
-    cluster.kubectl("create", "-f", "-", input=json.dumps({"apiVersion": "v1", "kind": "Node", "metadata": metadata,
-                                                          "spec": saved["spec"]}))
-    status = {key: saved["status"][key] for key in ("capacity", "allocatable", "addresses", "nodeInfo")}
-    cluster.kubectl("patch", "node", saved["metadata"]["name"], "--subresource=status", "--type=merge",
-                    "-p", json.dumps({"status": status}))
-
-
-def test_a_member_without_virtual_kubelet_nodes_runs_its_share_on_regular_nodes(stack, tmp_path):
-    """Issue 12: idc1 has no virtual-kubelet node (the example inventory's topology). site.yml keeps the
-    UnitedDeployment's virtual-kubelet subset out of idc1 with an OverridePolicy, so its whole share runs
-    on regular nodes; verify reads idc1's own subsets; a second run of the step changes nothing; once idc1 has a
-    virtual-kubelet node again the OverridePolicy goes and the runbook's split comes back."""
-    idc1, karmada = stack.member("idc1"), stack.karmada()
-    saved = idc1.get("node", VK_NODE)
-    idc1.kubectl("delete", "node", VK_NODE, "--wait=true")
-    try:
-        first = playbook(stack.env, "site.yml", {"verify_report_dir": str(tmp_path)}, extra_inventory=WITHOUT_VK)
-        assert first.returncode == 0, first
-        assert member_subsets(stack, "idc1") == ["regular"] and member_subsets(stack, "test-ucs") == [
-            "regular", "virtual-kubelet"]
-        rules = karmada.get(*REGULAR_ONLY)["spec"]["overrideRules"]
-        assert [rule["targetCluster"]["clusterNames"] for rule in rules] == [["idc1"]], rules
-        # The control plane's template keeps both subsets; only idc1's copy differs.
-        assert [s["name"] for s in karmada.get(*UD)["spec"]["topology"]["subsets"]] == ["regular", "virtual-kubelet"]
-        expect = {"idc1": (2, {"regular": 2}), "test-ucs": (4, {"regular": 2, "virtual-kubelet": 2})}
-        wait_for(lambda: subsets_are(stack, expect), f"subsets {expect}")
-        pods = [p for p in idc1.get("pods", "-n", "default", "-l", "app=demo")["items"]
-                if not p["metadata"].get("deletionTimestamp")]
-        placed = sorted((p["spec"].get("nodeName") or "", p["status"]["phase"]) for p in pods)
-        assert len(placed) == 2 and all(node.startswith("idc1-node-") and phase == "Running"
-                                        for node, phase in placed), placed
-        assert "Verdict: **verified**" in verify_report(tmp_path)
-        # The step that made the change, again (site.yml's other steps do what they do for any member).
-        second = playbook(stack.env, "united_deployment.yml", extra_inventory=WITHOUT_VK)
-        assert second.returncode == 0 and second.changed == 0, second
-    finally:
-        restore_node(idc1, saved)
-        # Every member has virtual-kubelet nodes again: the step deletes the OverridePolicy (also after a
-        # failure above, so that the next test finds the runbook's topology).
-        back = playbook(stack.env, "united_deployment.yml")
-    assert back.returncode == 0 and back.changed == 1, back
-    assert not karmada.has(*REGULAR_ONLY)
-    rerun_steps(stack, {"verify_report_dir": str(tmp_path)})
-    expect_split(stack, {"idc1": (1, 1), "test-ucs": (2, 2)})
 
 
 def rebalancers(karmada):
