@@ -260,6 +260,38 @@ class Builder:
             ["go", "build", "-trimpath", "-ldflags", "-s -w", "-o", str(out / "kruise-manager"), "."],
             cwd=work, env=env, logfile=logfile, what=f"github.com/openkruise/kruise@{version} (built inside the module)"))
 
+    def kruise_runbook(self, comp: Component, out: Path) -> None:
+        """The reference runbook's kruise-manager (kruise_runbook in versions.toml, v1.5.1), built
+        inside a writable copy of its module, go.mod unchanged: its replace block pins every k8s.io
+        library (v0.24.16 for v1.5.1), all served here, so nothing is moved as for v1.9.0. The binary
+        is ``kruise-manager-<version>`` beside v1.9.0's ``kruise-manager``; the stack's kubelet picks
+        it by the manager pod's image tag (layout().kruise_manager_binaries)."""
+        version = self.version("kruise_runbook")
+        work = self.src / f"kruise-{version}"
+        stamp = work / ".mcf-source"
+        if not stamp.exists():
+            writable_copy(module_dir("github.com/openkruise/kruise", version, self.env), work)
+            stamp.write_text(version)
+        binary = f"kruise-manager-{version}"
+        # GOTOOLCHAIN=local: go.mod's own go/toolchain lines must not send go looking for another
+        # toolchain; the installed one builds it.
+        env = dict(self.env, GOFLAGS="-mod=mod -buildvcs=false", GOTOOLCHAIN="local")
+        self.timed(binary, lambda: run(
+            ["go", "build", "-trimpath", "-ldflags", "-s -w", "-o", str(out / binary), "."],
+            cwd=work, env=env, logfile=self.logs / f"{comp.name}.log",
+            what=f"github.com/openkruise/kruise@{version} (built inside the module)"))
+
+    def chart_runbook(self, comp: Component, out: Path) -> None:
+        """The runbook's Kruise's config/, read from its module like v1.9.0's, and its chart."""
+        from tests.stack import chart
+
+        mod = module_dir("github.com/openkruise/kruise", self.version("kruise_runbook"), self.env)
+        config = self.layout.kruise_runbook_config
+        if config.parent.exists():
+            shutil.rmtree(config.parent)
+        copy_tree(mod / "config", config)
+        chart.assemble_runbook(self.layout, log)
+
     def kubeadmiral(self, comp: Component, out: Path) -> None:
         """kubeadmiral-controller-manager, and the CRDs and sample FederatedTypeConfigs of the same module.
 
@@ -391,11 +423,15 @@ def components(lay: Layout) -> list[Component]:
         Component("data", (), Builder.data, "data-1"),
         Component("helm", ("helm", "helm-diff"), Builder.helm, "helm-1"),
         Component("chart", (), Builder.chart, "chart-1", sources=("chart.py",)),
+        # The reference runbook's Kruise (kruise_runbook, v1.5.1) beside the stack's: its config/ and chart.
+        Component("chart_runbook", (), Builder.chart_runbook, "chart-runbook-1", sources=("chart.py",)),
         Component("kwok", ("kwok",), Builder.kwok, "kwok-1"),
         Component("etcd", ("etcd",), Builder.etcd, "etcd-1"),
         Component("kubernetes", K8S_COMMANDS, Builder.kubernetes, "kubernetes-1"),
         Component("karmada", tuple(KARMADA_COMMANDS.values()), Builder.karmada, "karmada-2"),
         Component("kruise", ("kruise-manager",), Builder.kruise, "kruise-1"),
+        Component("kruise_runbook", (f"kruise-manager-{lay.versions['kruise_runbook']['version']}",),
+                  Builder.kruise_runbook, "kruise-runbook-1"),
         Component("oracle", ("karmada-oracle", "kruise-oracle"), Builder.oracle, "oracle-1", sources=("oracle.py", "oracle")),
         Component("kubeadmiral", ("kubeadmiral-controller-manager",), Builder.kubeadmiral, "kubeadmiral-1"),
     ]

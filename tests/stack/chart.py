@@ -8,6 +8,11 @@ project's code, so the build reads the kustomize bases under the kruise Go modul
 * ``layout().kruise_chart_no_affinity`` (``kruise-noaffinity-<version>``): identical except that
   its DaemonSet ignores ``daemon.affinity``, so the only way to keep kruise-daemon off
   virtual-kubelet nodes is to remove its tolerate-all toleration (the runbook's other path).
+* ``layout().kruise_runbook_chart`` (``kruise-1.5.1``): the reference runbook's chart version,
+  assembled the same way from that version's own module (``kruise_runbook`` in versions.toml,
+  ``layout().kruise_runbook_config``): its CRDs (UnitedDeployment served as ``v1alpha1`` only), its
+  webhooks, manager and daemon. Its ``config/default`` has no ``kruise-daemon-config.yaml`` (that
+  namespace came with v1.6), so the chart has no such Namespace either.
 
 Each is also packaged as ``<chart dir>.tgz`` beside it; the collection accepts either.
 
@@ -50,7 +55,10 @@ Deliberate choices, each as the published chart does it:
   ``KruiseDaemon=false`` (exact substring, as upstream).
 * ``daemon.socketFile`` becomes ``--socket-file`` and ``daemon.socketLocation`` the hostPath
   mounted at ``/hostvarrun`` (``pkg/daemon/criruntime/factory_unix.go`` flag ``socket-file``).
-* Chart.yaml carries ``kubeVersion: '>= 1.16.0-0'``, as the published 1.5.x charts do.
+* Chart.yaml carries ``kubeVersion: '>= 1.16.0-0'``, as the published 1.5.x charts do (the
+  1.5.1 chart as upstream's; the 1.9.0 chart keeps the same line, although upstream's 1.6+ charts
+  say ``>= 1.18.0-0``: both parse and pass on the stack's v1.32, and fail alike on UCS's empty
+  gitVersion, which is what the control plane's kubeVersion patch is tested against).
 """
 
 from __future__ import annotations
@@ -433,8 +441,12 @@ def crd_templates(config: Path) -> dict[str, str]:
 
 
 def namespace_template(config: Path) -> str:
+    # config/default/kruise-daemon-config.yaml came with v1.6 (ImagePullJob pull secrets); v1.5.1 has
+    # none and its manager never reads that namespace.
+    daemon_config_file = config / "default" / "kruise-daemon-config.yaml"
     daemon_config = [
-        doc for doc in load_documents(config / "default" / "kruise-daemon-config.yaml") if doc.get("kind") == "Namespace"
+        doc for doc in (load_documents(daemon_config_file) if daemon_config_file.is_file() else [])
+        if doc.get("kind") == "Namespace"
     ]
     ours = {
         "apiVersion": "v1",
@@ -662,14 +674,25 @@ def write_chart(directory: Path, files: dict[str, str], log: Log) -> bool:
 
 def assemble(layout: Any, log: Log) -> None:
     """Write layout.kruise_chart and layout.kruise_chart_no_affinity (plus .tgz) from layout.kruise_config."""
-    config = Path(layout.kruise_config)
+    version = layout.versions["kruise"]["version"]
+    write_charts(Path(layout.kruise_config), version, {
+        Path(layout.kruise_chart): True,
+        Path(layout.kruise_chart_no_affinity): False,
+    }, log)
+
+
+def assemble_runbook(layout: Any, log: Log) -> None:
+    """Write layout.kruise_runbook_chart (plus .tgz), the reference runbook's Kruise version (1.5.1),
+    from layout.kruise_runbook_config: the same assembly, that version's own manifests and CRDs."""
+    version = layout.versions["kruise_runbook"]["version"]
+    write_charts(Path(layout.kruise_runbook_config), version, {Path(layout.kruise_runbook_chart): True}, log)
+
+
+def write_charts(config: Path, version: str, charts: dict[Path, bool], log: Log) -> None:
+    """Each chart directory (value: whether it honours daemon.affinity) of one Kruise version's config/."""
     if not config.is_dir():
         raise ChartAssemblyError(f"kruise manifests not found at {config}: copy the kruise module's config/ there first")
-    version = layout.versions["kruise"]["version"]
-    charts = {
-        Path(layout.kruise_chart): chart_files(config, version, honour_affinity=True),
-        Path(layout.kruise_chart_no_affinity): chart_files(config, version, honour_affinity=False),
-    }
-    for directory, files in charts.items():
+    files = {directory: chart_files(config, version, honour_affinity=honour) for directory, honour in charts.items()}
+    for directory, chart in files.items():
         directory.parent.mkdir(parents=True, exist_ok=True)
-        write_chart(directory, files, log)
+        write_chart(directory, chart, log)

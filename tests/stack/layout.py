@@ -39,6 +39,10 @@ COMPONENT_INPUTS = {
     "kubernetes": ("kubernetes",),
     "karmada": ("karmada",),
     "kruise": ("kruise", "kubernetes"),
+    # The reference runbook's Kruise: built inside its own module (its own k8s.io libraries), so
+    # only its version keys it; its chart is assembled from its config/ by chart_runbook.
+    "kruise_runbook": ("kruise_runbook",),
+    "chart_runbook": ("kruise_runbook",),
     "oracle": ("karmada", "kruise", "kubernetes"),
     "kubeadmiral": ("kubeadmiral",),
 }
@@ -82,6 +86,11 @@ class Layout:
         return self.data_dir / f"kruise-{self.versions['kruise']['version']}" / "config"
 
     @property
+    def kruise_runbook_config(self) -> Path:
+        """The runbook's Kruise's config/ (kruise_runbook in versions.toml), read like kruise_config."""
+        return self.data_dir / f"kruise-{self.versions['kruise_runbook']['version']}" / "config"
+
+    @property
     def kwok_stages(self) -> Path:
         return self.data_dir / f"kwok-{self.versions['kwok']['version']}" / "stages.yaml"
 
@@ -108,6 +117,19 @@ class Layout:
     def kruise_chart_no_affinity(self) -> Path:
         """Fixture chart that ignores daemon.affinity: exercises the toleration-removal mode."""
         return self.charts_dir / f"kruise-noaffinity-{self.versions['kruise']['version'].lstrip('v')}"
+
+    @property
+    def kruise_runbook_chart(self) -> Path:
+        """The runbook's Kruise chart (kruise_runbook in versions.toml), assembled like kruise_chart."""
+        return self.charts_dir / f"kruise-{self.versions['kruise_runbook']['version'].lstrip('v')}"
+
+    def kruise_manager_binaries(self) -> dict[str, str]:
+        """Image tag of the chart's manager pod -> the kruise-manager binary built for it: the
+        stack's Kruise is plain ``kruise-manager``, the runbook's ``kruise-manager-<version>``."""
+        return {
+            self.versions["kruise"]["version"]: "kruise-manager",
+            self.versions["kruise_runbook"]["version"]: f"kruise-manager-{self.versions['kruise_runbook']['version']}",
+        }
 
     @property
     def helm_plugins(self) -> Path:

@@ -237,6 +237,24 @@ def test_build_output_is_the_assembled_chart():
         assert directory.with_name(directory.name + ".tgz").read_bytes() == chart.package(expected)
 
 
+def test_build_output_is_the_assembled_runbook_chart():
+    """The build's runbook chart (kruise_runbook, 1.5.1) is this code's assembly of that version's
+    config/, which has no kruise-daemon-config Namespace (v1.6+); tests/integration/
+    test_kruise_runbook_version.py renders it."""
+    built = layout()
+    config = built.kruise_runbook_config
+    if not config.is_dir():
+        pytest.fail(f"the runbook's kruise config/ is not at {config}: run `make stack-build`")
+    assert not (config / "default" / "kruise-daemon-config.yaml").exists()
+    version = built.versions["kruise_runbook"]["version"]
+    expected = chart.chart_files(config, version, honour_affinity=True)
+    directory = built.kruise_runbook_chart
+    assert directory.name == f"kruise-{version.lstrip('v')}"
+    assert chart.read_chart_dir(directory) == expected, f"{directory} is missing or stale: run `make stack-build`"
+    assert directory.with_name(directory.name + ".tgz").read_bytes() == chart.package(expected)
+    assert "kruise-daemon-config" not in expected["templates/namespace.yaml"]
+
+
 # ---------------------------------------------------------------------------------------------
 # Rendering with the real helm.
 # ---------------------------------------------------------------------------------------------
