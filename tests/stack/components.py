@@ -15,7 +15,8 @@ Flags follow the upstream deploy manifests, with addresses made local and every 
 - kwok: ``sigs.k8s.io/kwok pkg/kwok/cmd/root.go``; stages come from ``--config`` because the
   standalone binary has none built in.
 - kruise-manager: kruise ``main.go`` flags and ``pkg/webhook/util/util.go`` environment (started by
-  the supervisor's kubelet loop, see ``kruise_kubelet.py``).
+  the supervisor's kubelet loop, see ``kruise_kubelet.py``), the build of the pod's image tag (v1.9.0
+  or the runbook's v1.5.1: their flags and environment are the same).
 - KubeAdmiral's host kube-apiserver and kube-controller-manager: kubeadmiral
   ``config/deploy/controlplane/kube-apiserver.yaml`` (no ServiceAccount or StorageObjectInUseProtection
   admission: the host runs neither controller) and ``kube-controller-manager.yaml`` (only the namespace
@@ -348,8 +349,12 @@ class Components(EngineChoice):
             port=port,
             health=health)
 
-    def kruise_manager(self, m: Member, pod_args: list[str], pod_env: dict[str, str]) -> ProcessSpec:
-        """kruise-manager for one member, with the args and env of the chart's pod, made local."""
+    def kruise_manager(self, m: Member, pod_args: list[str], pod_env: dict[str, str],
+                       binary: str = "kruise-manager") -> ProcessSpec:
+        """kruise-manager for one member, with the args and env of the chart's pod, made local.
+
+        binary: the build's kruise-manager for the pod's image tag (kruise_kubelet.manager_binary):
+        ``kruise-manager`` (versions.toml's kruise) or ``kruise-manager-<version>`` (kruise_runbook)."""
         overrides = {
             "--enable-leader-election": "false",
             "--metrics-addr": f"{INTERNAL_ADDRESS}:{m.kruise_metrics_port}",
@@ -372,7 +377,7 @@ class Components(EngineChoice):
         port = m.kruise_health_port
         return ProcessSpec(
             name=f"{m.name}.kruise-manager",
-            argv=[self.bin("kruise-manager"), *args],
+            argv=[self.bin(binary), *args],
             env=env, port=m.kruise_webhook_port,
             health=http_health(f"http://{INTERNAL_ADDRESS}:{port}/readyz"))
 

@@ -10,6 +10,13 @@ the chart's Service-based webhook configurations and Secret-held certs as in a c
 process is stopped; when the pod's arguments or environment change (``helm upgrade`` with new
 values) it is restarted with the new ones. One process serves a member however many replicas the
 chart asks for, so a pod merely being replaced by an identical one restarts nothing.
+
+The binary is the one built for the pod's image tag (``openkruise/kruise-manager:<tag>``, the chart's
+``manager.image.tag``, by default the chart's version): ``kruise-manager`` for versions.toml's
+``kruise``, ``kruise-manager-<version>`` for ``kruise_runbook`` (the reference runbook's 1.5.1). A
+tag the build has no binary for runs ``kruise-manager``, and says so in the supervisor's log. A
+``helm upgrade`` to the other chart version changes the tag, and so restarts the manager with the
+other binary.
 """
 
 from __future__ import annotations
@@ -18,6 +25,7 @@ import hashlib
 import json
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -37,6 +45,8 @@ UNITED_DEPLOYMENT_CRD = "uniteddeployments.apps.kruise.io"
 DROPPED_ENV = {"KUBE_CACHE_MUTATION_DETECTOR"}
 # Consecutive checks without a manager pod before the process is stopped (rides out a rollout).
 ABSENT_CHECKS_BEFORE_STOP = 2
+# The build's kruise-manager of versions.toml's kruise (a tag without a binary of its own runs it).
+DEFAULT_BINARY = "kruise-manager"
 RESTART_BACKOFF_SECONDS = 10.0
 
 
@@ -66,6 +76,29 @@ def pod_args(pod: dict) -> list[str]:
     container = manager_container(pod)
     command = list(container.get("command") or [])
     return command[1:] + list(container.get("args") or [])
+
+
+def image_tag(pod: dict) -> str:
+    """The tag of the manager container's image ("" without one; a digest is no tag)."""
+    image = manager_container(pod).get("image") or ""
+    name = image.split("@", 1)[0]
+    last = name.rsplit("/", 1)[-1]
+    return last.rsplit(":", 1)[1] if ":" in last else ""
+
+
+def manager_binary(pod: dict, binaries: dict[str, str], built: Callable[[str], bool]) -> tuple[str, str | None]:
+    """The kruise-manager binary for the pod's image tag, and a note when the build has none for it.
+
+    binaries: tag -> binary name (layout().kruise_manager_binaries()); built: whether a binary exists.
+    """
+    tag = image_tag(pod)
+    binary = binaries.get(tag)
+    if binary and built(binary):
+        return binary, None
+    if not tag:
+        return DEFAULT_BINARY, None
+    why = "is not built (python -m tests.stack build)" if binary else f"is none of {sorted(binaries)}"
+    return DEFAULT_BINARY, f"the kruise-manager for image tag {tag} {why}: running {DEFAULT_BINARY}"
 
 
 def pod_env(pod: dict) -> dict[str, str]:
@@ -128,22 +161,26 @@ class MemberKubelet:
             return
         self.absent = 0
         args, env = pod_args(pod), pod_env(pod)
-        fingerprint = hashlib.sha256(json.dumps([args, env], sort_keys=True).encode()).hexdigest()
+        layout = self.components.layout
+        binary, note = manager_binary(pod, layout.kruise_manager_binaries(), lambda name: layout.binary(name).exists())
+        fingerprint = hashlib.sha256(json.dumps([args, env, binary], sort_keys=True).encode()).hexdigest()
         if self.running() and fingerprint == self.fingerprint:
             return
         if time.monotonic() - self.last_start < RESTART_BACKOFF_SECONDS:
             return
         if self.running():
             outcome = processes.stop(state, self.name)
-            self._event(f"pod {pod['metadata']['name']} has new arguments or environment: kruise-manager {outcome}")
-        spec = self.components.kruise_manager(self.member, args, env)
+            self._event(f"pod {pod['metadata']['name']} has new arguments, environment or image: kruise-manager {outcome}")
+        if note:
+            self._event(note)
+        spec = self.components.kruise_manager(self.member, args, env, binary)
         self.components.kruise_cert_dir(self.member).mkdir(parents=True, exist_ok=True)
         processes.start(state, spec)
         self.last_start = time.monotonic()
         self.fingerprint = fingerprint
         self.fingerprint_file.parent.mkdir(parents=True, exist_ok=True)
         self.fingerprint_file.write_text(fingerprint + "\n")
-        self._event(f"started kruise-manager for pod {pod['metadata']['name']} ({' '.join(spec.argv[1:])})")
+        self._event(f"started {binary} for pod {pod['metadata']['name']} ({' '.join(spec.argv[1:])})")
 
     def _event(self, message: str) -> None:
         log.info("%s: %s", self.member.name, message)

@@ -6,7 +6,7 @@ import pytest
 
 from tests.stack import kruise_kubelet, topology
 from tests.stack.components import Components
-from tests.stack.layout import layout
+from tests.stack.layout import Layout, load_versions
 from tests.stack.pki import Pki
 from tests.stack.state import StatePaths
 
@@ -24,10 +24,18 @@ class FakeApi:
         raise AssertionError(path)
 
 
-def pod(uid, args=("--enable-leader-election", "--v=4")):
+VERSIONS = load_versions()
+KRUISE = VERSIONS["kruise"]["version"]
+RUNBOOK_KRUISE = VERSIONS["kruise_runbook"]["version"]
+
+
+def pod(uid, args=("--enable-leader-election", "--v=4"), image=None):
+    container = {"name": "manager", "command": ["/manager"], "args": list(args)}
+    if image:
+        container["image"] = image
     return {"metadata": {"name": f"kruise-controller-manager-{uid}", "namespace": "kruise-system", "uid": uid,
                          "creationTimestamp": f"2026-01-01T00:00:0{uid[-1]}Z"},
-            "spec": {"containers": [{"name": "manager", "command": ["/manager"], "args": list(args)}]},
+            "spec": {"containers": [container]},
             "status": {"phase": "Running"}}
 
 
@@ -62,7 +70,12 @@ def kubelet_fixture(tmp_path, monkeypatch):
     monkeypatch.setattr(kruise_kubelet, "RESTART_BACKOFF_SECONDS", 0.0)
     member = topology.members(1)[0]
     state = StatePaths(tmp_path)
-    components = Components(layout(), state, Pki(Path(tmp_path / "pki"), ["idc1"]), [member])
+    # A build cache of its own, with both kruise-managers in its bin dir.
+    lay = Layout(root=tmp_path / "cache", versions=VERSIONS)
+    lay.bin_dir.mkdir(parents=True)
+    for binary in lay.kruise_manager_binaries().values():
+        lay.binary(binary).touch()
+    components = Components(lay, state, Pki(Path(tmp_path / "pki"), ["idc1"]), [member])
     result = kruise_kubelet.MemberKubelet(member, components, FakeApi())
     result.fake = fake
     return result
@@ -123,3 +136,37 @@ def test_a_crashed_manager_is_started_again(kubelet):
     kubelet.fake.running.clear()
     kubelet.tick()
     assert [verb for verb, _item in kubelet.fake.log] == ["start", "start"]
+
+
+def test_the_image_tag_picks_the_kruise_manager_build(kubelet):
+    lay = kubelet.components.layout
+    kubelet.api.pods = [pod("a1", image=f"openkruise/kruise-manager:{RUNBOOK_KRUISE}")]
+    kubelet.tick()
+    ((verb, spec),) = kubelet.fake.log
+    assert verb == "start" and spec.argv[0] == str(lay.binary(f"kruise-manager-{RUNBOOK_KRUISE}"))
+    # helm upgrade to the other chart version: same args, another image, so the other binary.
+    kubelet.api.pods = [pod("b2", image=f"openkruise/kruise-manager:{KRUISE}")]
+    kubelet.tick()
+    assert [verb for verb, _item in kubelet.fake.log] == ["start", "stop", "start"]
+    assert kubelet.fake.log[-1][1].argv[0] == str(lay.binary("kruise-manager"))
+
+
+def test_image_tags_and_the_binaries_they_run():
+    binaries = {KRUISE: "kruise-manager", RUNBOOK_KRUISE: f"kruise-manager-{RUNBOOK_KRUISE}"}
+
+    def built(_name):
+        return True
+
+    def for_image(image, exists=built):
+        return kruise_kubelet.manager_binary(pod("a1", image=image), binaries, exists)
+
+    assert for_image(f"registry.local:5000/openkruise/kruise-manager:{RUNBOOK_KRUISE}") == (
+        f"kruise-manager-{RUNBOOK_KRUISE}", None)
+    assert for_image(f"openkruise/kruise-manager:{KRUISE}") == ("kruise-manager", None)
+    # No tag (or a digest only), and a port in the registry's name, are not tags.
+    assert for_image(None) == ("kruise-manager", None)
+    assert for_image("registry.local:5000/kruise-manager@sha256:0123") == ("kruise-manager", None)
+    binary, note = for_image("openkruise/kruise-manager:v0.0.1")
+    assert binary == "kruise-manager" and "image tag v0.0.1 is none of" in note
+    binary, note = for_image(f"openkruise/kruise-manager:{RUNBOOK_KRUISE}", exists=lambda name: name == "kruise-manager")
+    assert binary == "kruise-manager" and "is not built" in note
