@@ -9,6 +9,9 @@ same variable names, so a playbook or test runs on either by its inventory alone
   ``federation`` endpoint;
 - KubeAdmiral (``inventories/local-kubeadmiral/hosts.yml``): the host apiserver itself, which is what
   Volcengine DCP hands out a kubeconfig for.
+
+Karmada's also names the reference runbook's Kruise chart (1.5.1) the stack assembled beside the
+default one (``stack_kruise_runbook_chart_version``, ``stack_kruise_runbook_chart_ref``).
 """
 
 from __future__ import annotations
@@ -32,6 +35,11 @@ def build(members: list[Member], federation_kubeconfig: Path, member_kubeconfigs
         "federation_kruise_chart_version": versions["kruise"]["version"].lstrip("v"),
         # The chart the stack assembled (the upstream repository is out of reach here).
         "federation_kruise_chart_ref": str(layout().kruise_chart),
+        # The reference runbook's chart version (kruise_runbook in versions.toml), assembled beside it,
+        # for a run with -e federation_kruise_chart_version=<version> -e federation_kruise_chart_ref=<ref>.
+        # Not the collection's variables: the stack's.
+        "stack_kruise_runbook_chart_version": versions["kruise_runbook"]["version"].lstrip("v"),
+        "stack_kruise_runbook_chart_ref": str(layout().kruise_runbook_chart),
     })
 
 

@@ -62,6 +62,10 @@ def test_inventory_follows_the_collection_model(tmp_path):
     assert all_group["vars"]["ansible_python_interpreter"] == "/venv/bin/python"
     assert all_group["vars"]["federation_karmada_version"].startswith("v")
     assert not all_group["vars"]["federation_kruise_chart_version"].startswith("v")
+    # The reference runbook's Kruise chart, for a run with its version and chart ref passed with -e.
+    assert all_group["vars"]["stack_kruise_runbook_chart_version"] == load_versions()["kruise_runbook"]["version"][1:]
+    assert all_group["vars"]["stack_kruise_runbook_chart_ref"].endswith(
+        f"/charts/kruise-{all_group['vars']['stack_kruise_runbook_chart_version']}")
     federation = all_group["children"]["federation"]["hosts"]
     assert list(federation) == ["karmada"]
     assert federation["karmada"]["cluster_access"] == "federation"
