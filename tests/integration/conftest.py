@@ -25,7 +25,9 @@ UP_TIMEOUT_SECONDS = 1800
 # and before the modules that converge the runbook. Each module still makes the state it needs
 # itself (test_kruise's without_kruise, test_united_deployment's clean_start), whatever ran before;
 # the order only spares the suite installing Kruise from nothing and removing it again, twice over.
-FIRST_MODULES = ("test_check_mode.py", "test_kruise.py", "test_kruise_toleration.py")
+# test_kruise_runbook_version (the runbook with Kruise 1.5.1) starts from check mode's bare
+# federation and leaves one, which test_kruise's without_kruise then finds.
+FIRST_MODULES = ("test_check_mode.py", "test_kruise_runbook_version.py", "test_kruise.py", "test_kruise_toleration.py")
 
 
 def pytest_collection_modifyitems(items):
