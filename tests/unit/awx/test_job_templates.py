@@ -132,7 +132,10 @@ def _tasks(play):
 
 def _add_role(seen, name, entry_point):
     role = (name[len(ROLE_PREFIX):] if name.startswith(ROLE_PREFIX) else name, entry_point)
-    if role not in seen:
+    # An entry point without argument specs reads its main entry point's variables (site.yml's first
+    # play runs united_deployment's check before any step): it asks nothing main does not.
+    specs = load_yaml(ROOT / "roles" / role[0] / "meta" / "argument_specs.yml")["argument_specs"]
+    if role not in seen and entry_point in specs:
         seen.append(role)
 
 
