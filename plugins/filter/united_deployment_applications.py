@@ -12,7 +12,7 @@ __metaclass__ = type
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.multicloud.federation.plugins.module_utils.karmada_division import DEFAULT_KARMADA_VERSION
-from ansible_collections.multicloud.federation.plugins.module_utils.united_deployment import validate
+from ansible_collections.multicloud.federation.plugins.module_utils.united_deployment import federation_guards, validate
 from ansible_collections.multicloud.federation.plugins.module_utils.united_deployment_application import (
     ApplicationError,
     applications,
@@ -53,9 +53,12 @@ def united_deployment_applications(entries, members, api_version=None, karmada_v
         except ApplicationError as error:
             raise AnsibleFilterError("united_deployment_applications: %s" % error)
         metadata = definition.get("metadata") or {}
-        # Kruise's webhook rules for the whole application (united_deployment_validate checks each
-        # member's share too, at the united_deployment step): refused before any step writes.
-        errors = [str(error) for error in validate(definition)] if entry["state"] == "present" else []
+        # The federation's own refusals that need no role option (spec.replicas, partitions of a
+        # Deployment), then Kruise's webhook rules for the whole application: refused before any step
+        # writes. united_deployment_validate checks each member's share too, at the united_deployment step.
+        errors = []
+        if entry["state"] == "present":
+            errors = federation_guards(definition, divided=False) + [str(error) for error in validate(definition)]
         if errors:
             raise AnsibleFilterError("united_deployment_applications: application %s: UnitedDeployment %s/%s refused "
                                      "before applying: %s" % (entry["name"], metadata.get("namespace"),

@@ -138,8 +138,17 @@ class PlaybookRun:
         return matches[-1]
 
     def messages(self) -> str:
-        """Every failure message, for asserting on what the user is told."""
-        return "\n".join(str(row.result.get("msg", "")) for row in self.tasks if row.status == "failed")
+        """Every failure message, for asserting on what the user is told: a loop's own msg ("One or more
+        items failed") and those of its failed items."""
+        lines = []
+        for row in self.tasks:
+            if row.status != "failed":
+                continue
+            lines.append(str(row.result.get("msg", "")))
+            # A failed loop's items do not all carry "failed" in its result: take every message.
+            lines.extend(str(item["msg"]) for item in row.result.get("results") or []
+                         if isinstance(item, dict) and item.get("msg") and not item.get("skipped"))
+        return "\n".join(lines)
 
     def describe(self) -> str:
         return (f"{' '.join(self.argv)} exited {self.returncode}\nchanged: {self.changed_tasks()}\n"

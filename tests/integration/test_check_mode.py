@@ -80,16 +80,19 @@ def test_check_mode_on_an_empty_federation_reports_what_it_would_create_and_crea
         ("karmada", "Create kruise-system on the control plane, excluded from Karmada's namespace propagation"),
         ("karmada", "Install or upgrade the Kruise release on the control plane (CRDs; no pods run there)"),
         ("karmada", "Apply the ResourceInterpreterCustomization on the Karmada control plane"),
-        ("karmada", "Apply the PropagationPolicy on the Karmada control plane"),
+        ("karmada", "Apply or remove each PropagationPolicy on the Karmada control plane"),
         ("karmada", "Say what would be created once the kruise step has installed the CRD"),
     } <= changed, site
     pending = site.result("Say what would be created once the kruise step has installed the CRD", "karmada")
-    assert "UnitedDeployment CRD not installed yet" in pending["msg"]
-    assert "would create UnitedDeployment default/demo" in pending["msg"]
+    assert [item["item"]["ref"] for item in pending["results"]] == ["UnitedDeployment default/demo"], pending
+    assert "UnitedDeployment CRD not installed yet" in pending["results"][0]["msg"]
+    assert "would create UnitedDeployment default/demo" in pending["results"][0]["msg"]
     # verify answered at once (no `waited`: it did not poll) that there is nothing to verify yet.
-    verified = site.result("Verify the UnitedDeployment's split across clusters and subsets", "karmada")
+    verified = site.result("Verify each UnitedDeployment's split across clusters and subsets", "karmada")
+    assert len(verified["results"]) == 1, verified
+    verified = verified["results"][0]
     assert "does not exist on the control plane" in verified["pending"] and "waited" not in verified, verified
-    assert site.result("Apply the UnitedDeployment on the Karmada control plane", "karmada")["skipped"]
+    assert site.result("Apply or remove each UnitedDeployment on the Karmada control plane", "karmada")["skipped"]
     assert not site.failed_hosts(), site
 
     drift = runs["drift"]

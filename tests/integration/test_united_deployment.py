@@ -252,7 +252,8 @@ def _resource_version(cluster, *args):
      ("uniteddeployment.apps.kruise.io", "demo", "-n", "default")),
     ("united_deployment.yml", {"united_deployment_regular_subset": {"name": "Regular", "replicas": "50%"}},
      "invalid subset name", ("uniteddeployment.apps.kruise.io", "demo", "-n", "default")),
-    ("united_deployment.yml", {"united_deployment_replicas": 7,
+    # 10 is 5 + 5 for Kruise; the members' shares (3 and 7, or 4 and 6) are not: 50 % of 3 rounds up to 2.
+    ("united_deployment.yml", {"united_deployment_replicas": 10,
                                "united_deployment_virtual_kubelet_subset": {"name": "virtual-kubelet", "replicas": "50%"}},
      "Kruise refuses the UnitedDeployment there", ("uniteddeployment.apps.kruise.io", "demo", "-n", "default")),
 ])

@@ -60,3 +60,18 @@ def test_entry_errors_are_filter_errors():
         united_deployment_applications([{"name": "web", "clusters": ["idc9"]}], MEMBERS)
     with pytest.raises(AnsibleFilterError, match="virtual_kubelet_node_label must be"):
         united_deployment_applications([{"name": "web"}], MEMBERS, virtual_kubelet_node_label="type")
+
+
+def test_the_federations_own_refusals_come_with_kruises():
+    """A definition without spec.replicas: Karmada would have nothing to divide (federation_guards says
+    why, before Kruise's own rule for subsets without replicas)."""
+    definition = {"apiVersion": "apps.kruise.io/v1beta1", "kind": "UnitedDeployment",
+                  "metadata": {"name": "web", "namespace": "default"},
+                  "spec": {"selector": {"matchLabels": {"app": "web"}},
+                           "template": {"cloneSetTemplate": {"metadata": {"labels": {"app": "web"}}, "spec": {
+                               "selector": {"matchLabels": {"app": "web"}},
+                               "template": {"metadata": {"labels": {"app": "web"}},
+                                            "spec": {"containers": [{"name": "main", "image": "nginx"}]}}}}},
+                           "topology": {"subsets": [{"name": "a", "replicas": 1}, {"name": "b", "replicas": 1}]}}}
+    with pytest.raises(AnsibleFilterError, match="spec.replicas is required: Karmada divides spec.replicas"):
+        united_deployment_applications([{"name": "web", "definition": definition}], MEMBERS)
