@@ -17,6 +17,33 @@ local function sameForAll(values, count)
   return values[1]
 end
 
+-- Kruise's CRD requires status.currentRevision (both versions' status.required): an aggregate
+-- without it is refused by the API server, and the control plane keeps a stale status until some
+-- member's status changes again. Every member's revision when they agree; while they differ (a
+-- rollout under way, or partitions holding one member back), the control plane's previous revision
+-- as long as some member still reports it (the federation has not finished moving, the rule of
+-- observedGeneration); else the lowest one, so that the result does not depend on the members' order.
+local function currentRevisionOf(revisions, count, previous)
+  local same = sameForAll(revisions, count)
+  if same ~= nil then
+    return same
+  end
+  for _, revision in ipairs(revisions) do
+    if revision == previous then
+      return previous
+    end
+  end
+  if #revisions == 0 then
+    return previous
+  end
+  local sorted = {}
+  for index, revision in ipairs(revisions) do
+    sorted[index] = revision
+  end
+  table.sort(sorted)
+  return sorted[1]
+end
+
 -- Adds one member's subset counters to the sums by subset name.
 local function addSubset(subsets, name, replicas, readyReplicas, partition)
   if name == nil then
@@ -135,8 +162,8 @@ function AggregateStatus(desiredObj, statusItems)
   if #conditions > 0 then
     status.conditions = conditions
   end
-  -- A revision is reported only when every member runs the same one.
-  status.currentRevision = sameForAll(revisions, #items)
+  status.currentRevision = currentRevisionOf(revisions, #items, previous.currentRevision)
+  -- The updated revision only when every member runs the same one (the field is optional).
   local updatedRevision = sameForAll(updatedRevisions, #items)
   if updatedRevision ~= nil then
     if v1alpha1 then
