@@ -145,9 +145,10 @@ class PlaybookRun:
             if row.status != "failed":
                 continue
             lines.append(str(row.result.get("msg", "")))
-            # A failed loop's items do not all carry "failed" in its result: take every message.
-            lines.extend(str(item["msg"]) for item in row.result.get("results") or []
-                         if isinstance(item, dict) and item.get("msg") and not item.get("skipped"))
+            # In the loop's recorded result, a failed item (ansible-core 2.21) carries "exception" (an
+            # ErrorSummary of its failure) and no "failed" key: only those items' messages count.
+            lines.extend(str(item.get("msg", "")) for item in row.result.get("results") or []
+                         if isinstance(item, dict) and (item.get("failed") or "exception" in item))
         return "\n".join(lines)
 
     def describe(self) -> str:

@@ -23,6 +23,7 @@ end
 -- rollout under way, or partitions holding one member back), the control plane's previous revision
 -- as long as some member still reports it (the federation has not finished moving, the rule of
 -- observedGeneration); else the lowest one, so that the result does not depend on the members' order.
+-- Before any member reports a revision there is none to give: the previous one (nil on a new object).
 local function currentRevisionOf(revisions, count, previous)
   local same = sameForAll(revisions, count)
   if same ~= nil then
