@@ -197,6 +197,12 @@ class FederationEngine(object):
         are the templates its selectors match on the control plane. {changed, policies, bindings, before, after}."""
         raise NotImplementedError
 
+    def override_rule_sets(self, namespace=None):
+        """The names of the rule sets whose policies exist in ``namespace`` (cluster-scoped ones when None),
+        read in one list: a step with many applications asks once which of them have overrides to keep or
+        remove, instead of once per application."""
+        raise NotImplementedError
+
     # Rebalancing (the rebalance step): a split the engine left as it was while the members changed.
     # Why the engine cannot rebalance (the two methods below raise it); empty when it can.
     rebalance_unsupported = ""

@@ -32,7 +32,13 @@ from ansible_collections.multicloud.federation.plugins.module_utils.cluster_acce
     poll,
 )
 from ansible_collections.multicloud.federation.plugins.module_utils.karmada_division import compare_division
+from ansible_collections.multicloud.federation.plugins.module_utils.karmada_estimator import (
+    EstimateError,
+    aggregated_excess,
+    available_replicas,
+)
 from ansible_collections.multicloud.federation.plugins.module_utils.karmada_placement import (
+    AGGREGATED,
     expected_placement,
     node_selector_term_matches,
 )
@@ -131,6 +137,9 @@ def check_division(template, binding, policy, clusters, karmada_version, api_ver
             candidates = ", ".join(division.get("candidates") or []) or "none"
             outcome["problems"].append("Karmada scheduled replicas on %s, which the policy's placement does not allow "
                                        "(candidates: %s)" % (", ".join(outside), candidates))
+        if division["strategy"] == AGGREGATED and not outside:
+            outcome["problems"].extend(aggregated_problems(scheduled, clusters, division.get("candidates") or [],
+                                                           binding_spec.get("replicaRequirements"), spec["replicas"]))
         return outcome
     for problem in compare_division({"replicas": division["replicas"], "tied": division["tied"]}, scheduled):
         outcome["problems"].append("Karmada scheduled differently from the policy: %s" % problem)
@@ -143,6 +152,26 @@ def check_division(template, binding, policy, clusters, karmada_version, api_ver
         expected = dict((k, v) for k, v in expected.items() if v > 0)
     outcome["expected"] = expected
     return outcome
+
+
+def aggregated_problems(scheduled, clusters, candidates, requirements, replicas):
+    """Aggregated uses as few clusters as their capacity allows. A cluster's capacity for the workload
+    is what Karmada's general estimator says it can still take, plus the replicas it runs of it already
+    (the estimate counts those as allocated)."""
+    by_name = dict(((c.get("metadata") or {}).get("name"), c) for c in clusters)
+    try:
+        capacities = dict((name, available_replicas(by_name.get(name) or {}, requirements) + scheduled.get(name, 0))
+                          for name in candidates)
+    except EstimateError as error:
+        return ["cannot estimate the clusters' capacity for the Aggregated check: %s" % error]
+    excess = aggregated_excess(scheduled, capacities, replicas)
+    if excess is None:
+        return []
+    fewest, used = excess
+    return ["Aggregated placed %d replica(s) on %d clusters (%s) where %d would hold them (capacity for this workload: %s); "
+            "Karmada keeps an earlier split when capacity frees up: the rebalance step (playbooks/rebalance.yml) "
+            "reschedules it" % (replicas, len(used), ", ".join(used), fewest,
+                                ", ".join("%s %d" % item for item in sorted(capacities.items())))]
 
 
 def check_member_united_deployment(cluster, want, member_ud):

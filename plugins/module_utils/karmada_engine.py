@@ -466,6 +466,11 @@ class KarmadaEngine(FederationEngine):
     # Karmada applies every (Cluster)OverridePolicy whose resourceSelectors select a template, in
     # order (pkg/util/overridemanager/overridemanager.go), so each rule set is a policy of its own
     # name, and a selector may name templates that do not exist yet.
+    def override_rule_sets(self, namespace=None):
+        """Karmada: a rule set is one (Cluster)OverridePolicy of its name."""
+        return sorted(policy["metadata"]["name"] for policy in self.control_plane.list(
+            POLICY_API_VERSION, self.override_policy_kind(namespace), namespace))
+
     def apply_overrides(self, rule_set, selected, dry_run=False):
         """Create, update or delete the policy of ``rule_set`` (a federation_overrides.RuleSet).
         ``selected`` is unused: the policy's resourceSelectors select the templates."""

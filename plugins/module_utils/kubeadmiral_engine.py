@@ -411,6 +411,17 @@ class KubeAdmiralEngine(FederationEngine):
                                "ClusterOverridePolicy": "kubeadmiral.io/cluster-override-policy-name"}
     override_binds_objects = True
 
+    def override_rule_sets(self, namespace=None):
+        """KubeAdmiral: the rule sets recorded on the policies the collection manages (one policy holds
+        every rule set that selects the same objects)."""
+        from ansible_collections.multicloud.federation.plugins.module_utils import federation_overrides as overrides
+
+        names = set()
+        for policy in self.control_plane.list(API_VERSION, self.override_policy_kind(namespace), namespace,
+                                              label_selector="%s=%s" % (overrides.MANAGED_BY_LABEL, overrides.MANAGED_BY)):
+            names.update((overrides.policy_record(policy) or {}).get("rule_sets") or {})
+        return sorted(names)
+
     def apply_overrides(self, rule_set, selected, dry_run=False):
         """Bring the policies of the templates ``rule_set`` (a federation_overrides.RuleSet) selects
         (``selected``, read from the host) to its rules; an absent rule set is taken out of them."""

@@ -523,3 +523,16 @@ def validate_on_federation(engine, ud, karmada_version, allow_absolute_subset_re
         errors = error.errors
     return {"operation": "update" if existing else "create", "policy": policy, "strategy": strategy,
             "member_replicas": shares, "warnings": warnings, "errors": errors}
+
+
+def validate_many_on_federation(engine, uds, karmada_version, allow_absolute_subset_replicas=False):
+    """``validate_on_federation`` of each of ``uds`` in one pass (one connection and engine for all the
+    applications of a step), each outcome with its ``ref`` (``namespace/name``). Every UnitedDeployment is
+    checked, so a refusal names all that are refused, not only the first."""
+    outcomes = []
+    for ud in uds:
+        metadata = (ud or {}).get("metadata") or {}
+        outcome = validate_on_federation(engine, ud, karmada_version, allow_absolute_subset_replicas)
+        outcome["ref"] = "%s/%s" % (metadata.get("namespace"), metadata.get("name"))
+        outcomes.append(outcome)
+    return outcomes

@@ -64,6 +64,15 @@ options:
         type: str
         required: true
     version_added: 0.2.0
+  override_rule_sets_in:
+    description:
+      - With O(federation=true), namespaces whose override rule sets to list in RV(override_rule_sets), with one
+        list request per namespace. A step with many applications asks once which of them have overrides to keep
+        or remove, instead of running M(multicloud.federation.override_policy) once per application.
+    type: list
+    elements: str
+    default: []
+    version_added: 0.3.0
 notes:
   - Check mode is fully supported; the module never changes anything.
   - RV(check_mode) tells later tasks whether the task ran in check mode. C(ansible_check_mode) follows only the
@@ -122,6 +131,16 @@ kinds:
   elements: dict
   version_added: 0.2.0
   sample: [{api_version: apps.kruise.io/v1beta1, kind: UnitedDeployment, served: false}]
+override_rule_sets:
+  description:
+    - C(namespace/name) of each override rule set that exists in the namespaces of O(override_rule_sets_in)
+      (on Karmada an OverridePolicy of that name; on KubeAdmiral a rule set recorded on a policy the collection
+      manages).
+  returned: when O(override_rule_sets_in) is set
+  type: list
+  elements: str
+  version_added: 0.3.0
+  sample: [default/sample-ud-regular-nodes-only]
 member_version_supported:
   description: Whether the version is inside the member versions O(member_of_engine) documents (null when it says none, or the version is unusable).
   returned: when O(member_of_engine) is set
@@ -152,7 +171,8 @@ def argspec():
     spec.update(federation=dict(type="bool", default=False), request_timeout=dict(type="int", default=15),
                 member_of_engine=dict(type="str", choices=list(ENGINES)), cluster_name=dict(type="str"),
                 kinds=dict(type="list", elements="dict", default=[],
-                           options=dict(api_version=dict(type="str", required=True), kind=dict(type="str", required=True))))
+                           options=dict(api_version=dict(type="str", required=True), kind=dict(type="str", required=True))),
+                override_rule_sets_in=dict(type="list", elements="str", default=[]))
     return spec
 
 
@@ -166,7 +186,15 @@ def main():
         result["kinds"] = [dict(api_version=entry["api_version"], kind=entry["kind"],
                                 served=cluster.serves_now(entry["api_version"], entry["kind"])) for entry in params["kinds"]]
         if params["federation"]:
-            result["engine"] = federation_engine(cluster, params["engine"]).name
+            engine = federation_engine(cluster, params["engine"])
+            result["engine"] = engine.name
+            if params["override_rule_sets_in"]:
+                result["override_rule_sets"] = sorted(
+                    "%s/%s" % (namespace, name) for namespace in sorted(set(params["override_rule_sets_in"]))
+                    for name in engine.override_rule_sets(namespace))
+        elif params["override_rule_sets_in"]:
+            module.fail_json(msg="override_rule_sets_in needs federation=true: override rule sets live on the "
+                                 "federation control plane")
     except (cluster_access.AccessError, cluster_access.ApiError, EngineError) as error:
         module.fail_json(msg=str(error))
     if params["member_of_engine"]:

@@ -31,9 +31,15 @@ extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
 options:
   definition:
-    description: The UnitedDeployment.
+    description: The UnitedDeployment. Exactly one of O(definition) and O(definitions) is required.
     type: dict
-    required: true
+  definitions:
+    description:
+      - Several UnitedDeployments (a step's applications), validated in one run with one connection; every one is
+        checked, and a refusal names each that is refused. RV(applications) has one outcome per definition.
+    type: list
+    elements: dict
+    version_added: 0.3.0
   karmada_version:
     description:
       - Karmada release of the control plane (its C(/version) may be unusable, as on UCS); the division rule
@@ -61,6 +67,11 @@ EXAMPLES = r"""
 - name: Refuse a UnitedDeployment Kruise or the federation would refuse
   multicloud.federation.united_deployment_validate:
     definition: "{{ lookup('ansible.builtin.template', 'uniteddeployment.yml.j2') | ansible.builtin.from_yaml }}"
+    karmada_version: "{{ federation_karmada_version }}"
+
+- name: Refuse any of the applications' UnitedDeployments in one run
+  multicloud.federation.united_deployment_validate:
+    definitions: "{{ applications | map(attribute='united_deployment') | list }}"
     karmada_version: "{{ federation_karmada_version }}"
 """
 
@@ -92,6 +103,18 @@ warnings_list:
   returned: success
   type: list
   elements: str
+applications:
+  description:
+    - With O(definitions), one outcome per UnitedDeployment, in their order - C(ref) (C(namespace/name)) and the
+      fields above (C(operation), C(policy), C(strategy), C(member_replicas), C(warnings)); RV(warnings_list) then
+      holds every definition's warnings, each prefixed with its C(ref).
+  returned: success, with O(definitions)
+  type: list
+  elements: dict
+  version_added: 0.3.0
+  sample:
+    - {ref: default/sample-ud, operation: create, policy: {kind: PropagationPolicy, namespace: default,
+       name: ud-propagation}, strategy: StaticWeight, member_replicas: {idc1: 2, test-ucs: 4}, warnings: []}
 """
 
 import copy
@@ -115,28 +138,58 @@ from ansible_collections.multicloud.federation.plugins.module_utils.karmada_divi
     DivisionError,
 )
 from ansible_collections.multicloud.federation.plugins.module_utils.karmada_placement import PlacementError
-from ansible_collections.multicloud.federation.plugins.module_utils.united_deployment import validate_on_federation
+from ansible_collections.multicloud.federation.plugins.module_utils.united_deployment import (
+    validate_many_on_federation,
+    validate_on_federation,
+)
 
 
 def argspec():
     args = copy.deepcopy(AUTH_ARG_SPEC)
     args.update(copy.deepcopy(ENGINE_ARG_SPEC))
     args.update(
-        definition=dict(type="dict", required=True),
+        definition=dict(type="dict"),
+        definitions=dict(type="list", elements="dict"),
         karmada_version=dict(type="str"),
         allow_absolute_subset_replicas=dict(type="bool", default=False),
     )
     return args
 
 
-def main():
-    module = AnsibleK8SModule(module_class=AnsibleModule, argument_spec=argspec(), supports_check_mode=True)
+OUTCOME_FIELDS = ("operation", "policy", "strategy", "member_replicas")
+
+
+def validate_many(module, engine, karmada_version):
+    """The O(definitions) form: every definition's outcome, one failure that names each refused one."""
     params = module.params
-    ud = params["definition"]
+    outcomes = validate_many_on_federation(engine, params["definitions"], karmada_version,
+                                           params["allow_absolute_subset_replicas"])
+    warnings = ["%s: %s" % (outcome["ref"], warning) for outcome in outcomes for warning in outcome["warnings"]]
+    applications = [dict(ref=outcome["ref"], warnings=outcome["warnings"],
+                         **dict((field, outcome[field]) for field in OUTCOME_FIELDS)) for outcome in outcomes]
+    refused = [outcome for outcome in outcomes if outcome["errors"]]
+    if refused:
+        module.fail_json(
+            msg="; ".join("UnitedDeployment %s refused before applying: %s" % (outcome["ref"], "; ".join(outcome["errors"]))
+                          for outcome in refused),
+            errors=dict((outcome["ref"], outcome["errors"]) for outcome in refused), applications=applications)
+    for warning in warnings:
+        module.warn(warning)
+    module.exit_json(changed=False, applications=applications, warnings_list=warnings)
+
+
+def main():
+    module = AnsibleK8SModule(module_class=AnsibleModule, argument_spec=argspec(), supports_check_mode=True,
+                              mutually_exclusive=[("definition", "definitions")],
+                              required_one_of=[("definition", "definitions")])
+    params = module.params
+    ud = params["definition"] or {}
     metadata = ud.get("metadata") or {}
     karmada_version = params["karmada_version"] or DEFAULT_KARMADA_VERSION
     try:
         engine = federation_engine(connect_control_plane(module), params["engine"], karmada_version)
+        if params["definitions"] is not None:
+            validate_many(module, engine, karmada_version)
         outcome = validate_on_federation(engine, ud, karmada_version, params["allow_absolute_subset_replicas"])
     except (AccessError, ApiError, EngineError) as error:
         module.fail_json(msg=str(error))

@@ -264,3 +264,16 @@ def test_kubeadmiral_binds_a_cluster_scoped_object_to_a_cluster_override_policy(
         {"operator": "add", "path": "/metadata/labels/cloud", "value": "volcengine"}]
     labels = engine.control_plane.get("v1", "Namespace", NAMESPACE)["metadata"]["labels"]
     assert labels == {"kubeadmiral.io/cluster-override-policy-name": "ns-labels"}
+
+
+@pytest.mark.parametrize("engine_name", sorted(ENGINES))
+def test_the_engine_lists_the_rule_sets_that_exist_in_a_namespace(engine_name):
+    engine = ENGINES[engine_name]()
+    assert engine.override_rule_sets(NAMESPACE) == []
+    run(engine)
+    run(engine, name="mirror", rules=[{"target_clusters": ["cluster-b"], "labels": {"mirror": "true"}}])
+    # On KubeAdmiral both rule sets live in one merged policy: the listing names the rule sets, not the policy.
+    assert engine.override_rule_sets(NAMESPACE) == ["mirror", "volc-service-override"]
+    assert engine.override_rule_sets("elsewhere") == []
+    run(engine, name="mirror", state="absent")
+    assert engine.override_rule_sets(NAMESPACE) == ["volc-service-override"]

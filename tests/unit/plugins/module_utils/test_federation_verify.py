@@ -175,6 +175,32 @@ def test_division_takes_the_binding_for_estimator_strategies():
                                    "(candidates: test-ucs)"], outside
 
 
+def test_aggregated_uses_as_few_clusters_as_their_capacity_allows():
+    template, binding, _pp, clusters, _members = world()
+    aggregated = policy()
+    aggregated["spec"]["placement"]["replicaScheduling"] = {"replicaSchedulingType": "Divided",
+                                                            "replicaDivisionPreference": "Aggregated"}
+    binding["spec"]["replicaRequirements"] = {"resourceRequest": {"cpu": "50m", "memory": "50Mi"}}
+    # What Karmada's cluster status controller reports once the split runs: idc1 has room for 4 more
+    # such pods (plus its 2), test-ucs for 16 more (plus its 4).
+    for member, free_cpu, running in ((clusters[0], "200m", 2), (clusters[1], "800m", 4)):
+        member["status"]["resourceSummary"] = {
+            "allocatable": {"pods": "110", "cpu": "1", "memory": "8Gi"},
+            "allocated": {"pods": str(running), "cpu": "%dm" % (1000 - int(free_cpu[:-1])), "memory": "1Gi"}}
+    spread = check_division(template, binding, aggregated, clusters, "v1.18.2", *UD_API)
+    assert spread["problems"] == [
+        "Aggregated placed 6 replica(s) on 2 clusters (idc1, test-ucs) where 1 would hold them (capacity for this "
+        "workload: idc1 6, test-ucs 20); Karmada keeps an earlier split when capacity frees up: the rebalance step "
+        "(playbooks/rebalance.yml) reschedules it"]
+    binding["spec"]["clusters"] = [{"name": "test-ucs", "replicas": 6}]
+    clusters[1]["status"]["resourceSummary"]["allocated"]["cpu"] = "300m"
+    assert check_division(template, binding, aggregated, clusters, "v1.18.2", *UD_API)["problems"] == []
+    # Where test-ucs has room for 5 only, both are needed.
+    binding["spec"]["clusters"] = [{"name": "idc1", "replicas": 1}, {"name": "test-ucs", "replicas": 5}]
+    clusters[1]["status"]["resourceSummary"]["allocated"]["cpu"] = "1"
+    assert check_division(template, binding, aggregated, clusters, "v1.18.2", *UD_API)["problems"] == []
+
+
 def test_member_united_deployment_share_and_generation():
     ud = member(3, 1, 2)["ud"]
     ud["status"]["observedGeneration"] = 0

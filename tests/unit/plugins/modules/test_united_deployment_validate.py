@@ -53,3 +53,38 @@ def test_an_unknown_karmada_version_cannot_divide(capsys, monkeypatch):
 def test_a_member_cluster_is_not_a_control_plane(capsys, monkeypatch):
     result = run(capsys, monkeypatch, FakeCluster("idc1"), definition=runbook_ud(6))
     assert result["rc"] == 1 and "serves neither Karmada's member API" in result["msg"]
+
+
+def named_ud(name, replicas):
+    ud = runbook_ud(replicas)
+    ud["metadata"]["name"] = name
+    return ud
+
+
+def test_definitions_are_validated_in_one_run_each_with_its_outcome(capsys, monkeypatch):
+    result = run(capsys, monkeypatch, karmada_control_plane({"idc1": 1, "test-ucs": 2}),
+                 definitions=[named_ud("demo", 6), named_ud("other", 3)])
+    assert result["rc"] == 0 and result["changed"] is False
+    # The fake federation's policy selects demo only: other is checked for its total, and says so.
+    assert [(app["ref"], app["operation"], app["member_replicas"]) for app in result["applications"]] == [
+        ("default/demo", "create", {"idc1": 2, "test-ucs": 4}), ("default/other", "create", {})]
+    assert [w.split(":")[0] for w in result["warnings_list"]] == ["default/other"]
+    assert result["applications"][1]["warnings"] and not result["applications"][0]["warnings"]
+
+
+def test_a_refusal_among_definitions_names_each_refused_one_and_only_those(capsys, monkeypatch):
+    bad, worse = named_ud("bad", 6), named_ud("worse", 6)
+    for ud in (bad, worse):
+        ud["spec"]["topology"]["subsets"][1]["name"] = "Not_A_DNS_Label"
+    result = run(capsys, monkeypatch, karmada_control_plane({"idc1": 1, "test-ucs": 1}),
+                 definitions=[bad, runbook_ud(6), worse])
+    assert result["rc"] == 1
+    assert result["msg"].startswith("UnitedDeployment default/bad refused before applying: ")
+    assert "; UnitedDeployment default/worse refused before applying: " in result["msg"]
+    assert "default/demo" not in result["msg"] and sorted(result["errors"]) == ["default/bad", "default/worse"]
+
+
+def test_definition_and_definitions_exclude_each_other(capsys, monkeypatch):
+    result = run(capsys, monkeypatch, karmada_control_plane({"idc1": 1}), definition=runbook_ud(6),
+                 definitions=[runbook_ud(6)])
+    assert result["rc"] == 1 and "mutually exclusive" in result["msg"]
