@@ -1,19 +1,20 @@
 """Issue 12 acceptance on the local stack: the example inventory's applications (the first runbook's
 sample-ud as written, a StatefulSet per subset, and a second CloneSet application with its own weights
 and a ConfigMap) placed at once by the inventory's federation_united_deployments, on the example's
-topology (idc1 without a virtual-kubelet node, weights 1:2); a second run changes nothing; removing one
-application removes its objects everywhere and leaves the other's untouched."""
+topology (idc1 without a virtual-kubelet node - the stack started so, weights 1:2), beside two
+applications Karmada places by the members' capacity (Aggregated, and dynamic weights on a Deployment
+template); a second run changes nothing; removing applications removes their objects everywhere and
+leaves the other's untouched."""
 
 from __future__ import annotations
 
 import copy
-import json
 from pathlib import Path
 
 import pytest
 import yaml
 
-from tests.integration.conftest import REPO_ROOT, wait_for
+from tests.integration.conftest import REPO_ROOT, stack_cli, wait_for
 from tests.integration.playbook_runner import run_playbook, stack_inventory
 
 pytestmark = pytest.mark.usefixtures("stack", "converged_karmada")
@@ -21,9 +22,13 @@ pytestmark = pytest.mark.usefixtures("stack", "converged_karmada")
 EXAMPLE = REPO_ROOT / "inventories" / "example" / "group_vars" / "federation.yml"
 APPLICATIONS = yaml.safe_load(EXAMPLE.read_text())["federation_united_deployments"]
 STEPS = ("propagation_policy", "united_deployment", "verify")
-VK_NODE = "idc1-virtual-kubelet"
-# The example inventory's idc1.
-WITHOUT_VK = {"members": {"hosts": {"idc1": {"cluster_virtual_kubelet": False}}}}
+# Placed by the estimator (the members' available replicas): their split is read back, not predicted.
+BY_CAPACITY = [
+    {"name": "packed", "replicas": 3, "scheduling": "aggregated", "image": "nginx:1.25-alpine",
+     "resources": {"requests": {"cpu": "50m", "memory": "50Mi"}}},
+    {"name": "burst", "replicas": 4, "scheduling": "dynamic", "template_kind": "deployment", "image": "nginx:1.25-alpine",
+     "resources": {"requests": {"cpu": "50m", "memory": "50Mi"}}},
+]
 MEMBERS = ("idc1", "test-ucs")
 UD_KIND = "uniteddeployment.apps.kruise.io"
 OVERRIDE_TASK = ("Keep members without virtual-kubelet nodes on their regular nodes (an OverridePolicy of each "
@@ -31,10 +36,10 @@ OVERRIDE_TASK = ("Keep members without virtual-kubelet nodes on their regular no
 VERIFY_TASK = "Verify each UnitedDeployment's split across clusters and subsets"
 
 
-def place(stack, applications, report_dir: Path, overlay: dict | None = None):
+def place(stack, applications, report_dir: Path):
     """The application steps of site.yml (the others have nothing to do for an application) with the list,
-    on the example's topology unless told otherwise."""
-    return run_playbook("site.yml", [stack_inventory(stack.env), WITHOUT_VK if overlay is None else overlay],
+    on the topology the stack's inventory describes."""
+    return run_playbook("site.yml", stack_inventory(stack.env),
                         env=stack.env, tags=STEPS,
                         extra_vars={"federation_united_deployments": applications,
                                     "verify_report_dir": str(report_dir)}, expect_failure=None, timeout=1200)
@@ -64,16 +69,6 @@ def running_pods(cluster, selector):
                   for p in pods if not p["metadata"].get("deletionTimestamp"))
 
 
-def restore_node(cluster, saved):
-    """Create the stack's node again as it was (KWOK takes it over by its annotations), with its status."""
-    metadata = {key: saved["metadata"][key] for key in ("name", "labels", "annotations") if key in saved["metadata"]}
-    cluster.kubectl("create", "-f", "-", input=json.dumps({"apiVersion": "v1", "kind": "Node", "metadata": metadata,
-                                                          "spec": saved["spec"]}))
-    status = {key: saved["status"][key] for key in ("capacity", "allocatable", "addresses", "nodeInfo")}
-    cluster.kubectl("patch", "node", saved["metadata"]["name"], "--subresource=status", "--type=merge",
-                    "-p", json.dumps({"status": status}))
-
-
 def versions(cluster, *objects):
     """resourceVersion of each (kind, name): objects nobody but the collection writes (no status)."""
     return {obj: cluster.get(obj[0], obj[1], "-n", "default")["metadata"]["resourceVersion"] for obj in objects}
@@ -88,10 +83,11 @@ def generations(stack, name):
 
 def test_the_example_applications_converge_and_one_is_removed_alone(stack, tmp_path):
     karmada, idc1 = stack.karmada(), stack.member("idc1")
-    saved = idc1.get("node", VK_NODE)
-    idc1.kubectl("delete", "node", VK_NODE, "--wait=true")
+    # The example's topology: idc1 without a virtual-kubelet node, as the stack's inventory then says.
+    stack_cli("up", "--join", "--without-virtual-kubelet", "idc1")
+    assert not idc1.has("node", "idc1-virtual-kubelet")
     try:
-        first = place(stack, APPLICATIONS, tmp_path)
+        first = place(stack, APPLICATIONS + BY_CAPACITY, tmp_path)
         assert first.returncode == 0 and first.changed > 0, first.describe()
         # Static weights: 1:2 for sample-ud (the members' cluster_weight), its own 1:1 for web.
         assert binding_split(karmada, "sample-ud") == {"idc1": 2, "test-ucs": 4}
@@ -116,20 +112,29 @@ def test_the_example_applications_converge_and_one_is_removed_alone(stack, tmp_p
         assert sum(pod[0] == "test-ucs-virtual-kubelet" for pod in test_ucs) == 2, test_ucs
         web = running_pods(idc1, "app=web") + running_pods(stack.member("test-ucs"), "app=web")
         assert len(web) == 4 and {pod[1:] for pod in web} == {("Running", "CloneSet")}, web
-        for name in ("sample-ud", "web"):
+        # Aggregated: on the one member with room for all three (verify checked it needs no second); dynamic
+        # weights: every replica placed, each member running what its binding says (verify read both).
+        packed, burst = binding_split(karmada, "packed"), binding_split(karmada, "burst")
+        assert len([n for n in packed.values() if n]) == 1 and sum(packed.values()) == 3, packed
+        assert sum(burst.values()) == 4 and set(burst) <= set(MEMBERS), burst
+        for member, share in burst.items():
+            assert stack.member(member).get(UD_KIND, "burst", "-n", "default")["spec"]["replicas"] == share
+        for name in ("sample-ud", "web", "packed", "burst"):
             assert "Verdict: **verified**" in (tmp_path / f"verify-default-{name}.md").read_text()
 
-        again = place(stack, APPLICATIONS, tmp_path)
+        again = place(stack, APPLICATIONS + BY_CAPACITY, tmp_path)
         assert again.returncode == 0 and again.changed == 0, again.describe()
 
         kept = (("propagationpolicy.policy.karmada.io", "ud-propagation"), ("service", "sample-ud"),
                 ("overridepolicy.policy.karmada.io", "sample-ud-regular-nodes-only"))
         before = versions(karmada, *kept), generations(stack, "sample-ud")
-        gone = place(stack, removed(APPLICATIONS, "web"), tmp_path)
+        gone = place(stack, removed(APPLICATIONS, "web") + [dict(app, state="absent") for app in BY_CAPACITY], tmp_path)
         assert gone.returncode == 0 and gone.changed > 0, gone.describe()
-        web_objects = ((UD_KIND, "web"), ("configmap", "web-settings"))
+        web_objects = ((UD_KIND, "web"), ("configmap", "web-settings"), (UD_KIND, "packed"), (UD_KIND, "burst"))
         for kind, name in (*web_objects, ("propagationpolicy.policy.karmada.io", "web"),
-                           ("overridepolicy.policy.karmada.io", "web-regular-nodes-only")):
+                           ("overridepolicy.policy.karmada.io", "web-regular-nodes-only"),
+                           ("propagationpolicy.policy.karmada.io", "packed"),
+                           ("overridepolicy.policy.karmada.io", "burst-regular-nodes-only")):
             assert not karmada.has(kind, name, "-n", "default"), (kind, name)
         for member in MEMBERS:
             cluster = stack.member(member)
@@ -139,12 +144,13 @@ def test_the_example_applications_converge_and_one_is_removed_alone(stack, tmp_p
         assert (versions(karmada, *kept), generations(stack, "sample-ud")) == before
         assert binding_split(karmada, "sample-ud") == {"idc1": 2, "test-ucs": 4}
     finally:
-        restore_node(idc1, saved)
+        stack_cli("up", "--join")
         # Every member has virtual-kubelet nodes again: the OverridePolicy goes (also after a failure
         # above), and idc1 runs sample-ud's subset-b again.
-        back = place(stack, removed(APPLICATIONS, "web"), tmp_path, overlay={})
-        # Both removed: the suite's other modules find the federation as site.yml leaves it.
-        cleanup = place(stack, removed(removed(APPLICATIONS, "web"), "sample-ud"), tmp_path, overlay={})
+        back = place(stack, removed(APPLICATIONS, "web"), tmp_path)
+        # All removed: the suite's other modules find the federation as site.yml leaves it.
+        cleanup = place(stack, removed(removed(APPLICATIONS, "web"), "sample-ud")
+                        + [dict(app, state="absent") for app in BY_CAPACITY], tmp_path)
     # The OverridePolicy deleted, and verify's report rewritten for idc1's new split: nothing else.
     assert back.returncode == 0 and [(task, items) for _host, task, items in back.changed_tasks()] == [
         (OVERRIDE_TASK, ["UnitedDeployment default/sample-ud"]),

@@ -1,9 +1,10 @@
 """``python -m tests.stack build|up|down|status|env`` — the local federation stack's CLI.
 
 - ``build``: build the upstream binaries and extract upstream data (tests/stack/build.py).
-- ``up [--engines karmada,kubeadmiral] [--members N] [--no-join|--join] [--timeout S]``: start (or
-  repair) the stack; idempotent. Both engines unless ``--engines`` names fewer (an engine left out is
-  stopped). Member count and join choice are remembered for the next ``up``.
+- ``up [--engines karmada,kubeadmiral] [--members N] [--no-join|--join] [--without-virtual-kubelet M,...]
+  [--timeout S]``: start (or repair) the stack; idempotent. Both engines unless ``--engines`` names fewer
+  (an engine left out is stopped). Member count and join choice are remembered for the next ``up``; the
+  members without a virtual-kubelet node are not (a plain ``up`` gives every member one).
 - ``down [--wipe]``: stop every process the stack started (by recorded pid); ``--wipe`` also
   deletes the state directory and the generated inventory.
 - ``status [--json]``: every component with pid, port, RSS and health; exit 1 if any is not healthy.
@@ -26,6 +27,13 @@ def _engines(text: str) -> tuple[str, ...]:
         raise argparse.ArgumentTypeError(str(error)) from None
 
 
+def _names(text: str) -> tuple[str, ...]:
+    names = tuple(name.strip() for name in text.split(",") if name.strip())
+    if not names:
+        raise argparse.ArgumentTypeError("name at least one member")
+    return names
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] == "build":
@@ -46,6 +54,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="leave the members unregistered in their federation (unjoins them if they were joined)")
     up.add_argument("--join", dest="join", action="store_true",
                     help="join the members (the default, unless the last up said --no-join)")
+    up.add_argument("--without-virtual-kubelet", type=_names, default=(), metavar="MEMBER[,MEMBER...]",
+                    help="members without a virtual-kubelet node (this up only; the inventory says "
+                         "cluster_virtual_kubelet: false for them; a plain up gives them one again)")
     up.add_argument("--timeout", type=float, default=420.0,
                     help="seconds each bring-up phase may take (default 420; 2-core cold starts are slow)")
     down = commands.add_parser("down", help="stop every process the stack started")
@@ -67,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         if args.command == "up":
-            Stack.load(args.members, args.join, args.engines).up(args.timeout)
+            Stack.load(args.members, args.join, args.engines, args.without_virtual_kubelet).up(args.timeout)
             return 0
         stack = Stack.load()
         if args.command == "down":

@@ -1,8 +1,8 @@
 """The Ansible inventories for the local stack, one per federation.
 
 One inventory describes one federation: group ``federation`` holds its control plane, group
-``members`` its member clusters with their static weights and the virtual-kubelet flag (every stack
-member has a virtual-kubelet node), and ``federation_engine`` says which engine runs it. Both use the
+``members`` its member clusters with their static weights and the virtual-kubelet flag (a member has a
+virtual-kubelet node unless ``up --without-virtual-kubelet`` named it), and ``federation_engine`` says which engine runs it. Both use the
 same variable names, so a playbook or test runs on either by its inventory alone:
 
 - Karmada (``inventories/local/hosts.yml``): the control plane reached through the UCS-like
@@ -67,7 +67,7 @@ def _federation(host: str, federation_kubeconfig: Path, members: list[Member], m
                     "cluster_kubeconfig": str(member_kubeconfigs[m.name]),
                     "cluster_access": "internal",
                     "cluster_weight": m.weight,
-                    "cluster_virtual_kubelet": True,
+                    "cluster_virtual_kubelet": m.virtual_kubelet,
                 } for m in members}},
             },
         }

@@ -163,8 +163,13 @@ def member_region(m: Member) -> str:
     return f"local-{m.index + 1}"
 
 
+def virtual_kubelet_node_name(m: Member) -> str:
+    return f"{m.name}-virtual-kubelet"
+
+
 def member_nodes(m: Member, kubelet_version: str) -> list[tuple[dict, dict]]:
-    """(Node, status) pairs: two regular nodes in two zones and one virtual-kubelet node.
+    """(Node, status) pairs: two regular nodes in two zones and, unless the member has none
+    (``up --without-virtual-kubelet``), one virtual-kubelet node.
 
     The status is written separately (the main resource resets status on update), and kwok's
     node-initialize stage keeps existing capacity/allocatable (kwok
@@ -184,7 +189,9 @@ def member_nodes(m: Member, kubelet_version: str) -> list[tuple[dict, dict]]:
         allocatable = {"cpu": "7800m", "memory": "29Gi", "pods": "110", "ephemeral-storage": "90Gi"}
         nodes.append((_node(name, labels, []),
                       _node_status(resources, allocatable, kubelet_version, node_address(m, number), name)))
-    name = f"{m.name}-virtual-kubelet"
+    if not m.virtual_kubelet:
+        return nodes
+    name = virtual_kubelet_node_name(m)
     labels = {
         "kubernetes.io/hostname": name, "kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64",
         "kubernetes.io/role": "agent", "type": "virtual-kubelet",

@@ -78,8 +78,10 @@ class Stack(EngineChoice):
 
     @classmethod
     def load(cls, member_count: int | None = None, join: bool | None = None,
-             engines: tuple[str, ...] | None = None) -> "Stack":
-        """What to bring up (``up``'s arguments), else what the last ``up`` brought up."""
+             engines: tuple[str, ...] | None = None, without_virtual_kubelet: tuple[str, ...] = ()) -> "Stack":
+        """What to bring up (``up``'s arguments), else what the last ``up`` brought up. The members
+        ``without_virtual_kubelet`` names have no virtual-kubelet node for this ``up`` only: not
+        remembered, so a plain ``up`` gives every member one again."""
         state = paths()
         config = load_config(state)
         count = member_count or int(config.get("members", DEFAULT_MEMBERS))
@@ -88,7 +90,8 @@ class Stack(EngineChoice):
         if engines is None:
             # A stack from before there were two engines ran Karmada only.
             engines = tuple(config.get("engines", [KARMADA_ENGINE]))
-        return cls(layout=layout(), state=state, members=members(count), join=join, engines=engines)
+        return cls(layout=layout(), state=state, members=members(count, without_virtual_kubelet), join=join,
+                   engines=engines)
 
     @property
     def pki(self) -> Pki:
@@ -332,6 +335,9 @@ class Stack(EngineChoice):
 
     def _ensure_nodes(self, api: Api, m: Member) -> None:
         kubelet_version = self.layout.versions["kubernetes"]["version"]
+        if not m.virtual_kubelet:
+            # Its pods lose their node: kube-controller-manager's pod garbage collector deletes them.
+            api.delete(f"/api/v1/nodes/{manifests.virtual_kubelet_node_name(m)}")
         for node, status in manifests.member_nodes(m, kubelet_version):
             name = node["metadata"]["name"]
             existing = api.get(f"/api/v1/nodes/{name}")

@@ -102,6 +102,8 @@ class Member:
     index: int
     weight: int
     offset: int = 0
+    # Whether the member has a virtual-kubelet node (`up --without-virtual-kubelet` says which do not).
+    virtual_kubelet: bool = True
 
     @property
     def apiserver_port(self) -> int:
@@ -169,13 +171,18 @@ def member_name(index: int) -> str:
     return f"member{index + 1}"
 
 
-def members(count: int) -> list[Member]:
+def members(count: int, without_virtual_kubelet: tuple[str, ...] = ()) -> list[Member]:
     if count < 1 or count > MAX_MEMBERS:
         raise ValueError(f"--members must be between 1 and {MAX_MEMBERS}, got {count}")
     result = []
     for index in range(count):
         name = member_name(index)
-        result.append(Member(name=name, index=index, weight=NAMED_WEIGHTS.get(name, 1), offset=port_offset()))
+        result.append(Member(name=name, index=index, weight=NAMED_WEIGHTS.get(name, 1), offset=port_offset(),
+                             virtual_kubelet=name not in without_virtual_kubelet))
+    unknown = sorted(set(without_virtual_kubelet) - {m.name for m in result})
+    if unknown:
+        raise ValueError(f"--without-virtual-kubelet names no member of this stack: {', '.join(unknown)} "
+                         f"(the members are {', '.join(m.name for m in result)})")
     return result
 
 

@@ -240,3 +240,10 @@ def test_the_build_makes_kubeadmiral_from_its_pinned_version():
     version = load_versions()["kubeadmiral"]["version"]
     assert layout().component_dir("kubeadmiral").name == f"kubeadmiral-{version}"
     assert Path(layout().kubeadmiral_ftcs).parent.name == f"kubeadmiral-{version}"
+
+
+def test_the_inventory_says_which_members_have_no_virtual_kubelet_node(tmp_path):
+    members = topology.members(2, without_virtual_kubelet=("idc1",))
+    paths = {m.name: tmp_path / f"{m.name}.kubeconfig" for m in members}
+    hosts = inventory.build(members, tmp_path / "f.kubeconfig", paths, load_versions(), "/py")["all"]["children"]["members"]["hosts"]
+    assert {name: host["cluster_virtual_kubelet"] for name, host in hosts.items()} == {"idc1": False, "test-ucs": True}

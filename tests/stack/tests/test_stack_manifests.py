@@ -117,3 +117,11 @@ def test_kruise_kubelet_takes_args_and_plain_env_from_the_pod():
     pod = manager("kruise-controller-manager-a")
     assert pod_args(pod) == ["--enable-leader-election", "--v=4"]
     assert pod_env(pod) == {"WEBHOOK_PORT": "9876", "POD_NAMESPACE": "kruise-system"}
+
+
+def test_a_member_without_virtual_kubelet_has_its_regular_nodes_only():
+    idc1, test_ucs = topology.members(2, without_virtual_kubelet=("idc1",))
+    assert (idc1.virtual_kubelet, test_ucs.virtual_kubelet) == (False, True)
+    assert [n["metadata"]["labels"]["type"] for n, _status in manifests.member_nodes(idc1, "v1.32.9")] == ["kwok", "kwok"]
+    assert [n["metadata"]["name"] for n, _status in manifests.member_nodes(test_ucs, "v1.32.9")][-1] == \
+        manifests.virtual_kubelet_node_name(test_ucs) == "test-ucs-virtual-kubelet"

@@ -58,3 +58,8 @@ def test_port_offset_must_be_a_small_number(monkeypatch):
     monkeypatch.setenv("MCF_STACK_PORT_OFFSET", "-5")
     with pytest.raises(ValueError, match="MCF_STACK_PORT_OFFSET"):
         topology.karmada_ports()
+
+
+def test_without_virtual_kubelet_must_name_members_of_the_stack():
+    with pytest.raises(ValueError, match="--without-virtual-kubelet names no member of this stack: member3"):
+        topology.members(2, without_virtual_kubelet=("idc1", "member3"))
