@@ -112,7 +112,7 @@ def _model_nodes(cluster):
     for model in sorted(models, key=lambda m: m.get("grade") or 0):
         resources = dict((r["name"], _amount(r["name"], r.get("min") or "0")) for r in model.get("ranges") or [])
         resources[PODS] = MODEL_NODE_PODS
-        nodes.extend(dict(resources) for _ in range(counts.get(model.get("grade") or 0, 0)))
+        nodes.extend(dict(resources) for _node in range(counts.get(model.get("grade") or 0, 0)))
     return nodes
 
 
