@@ -38,7 +38,7 @@ __metaclass__ = type
 from ansible_collections.multicloud.federation.plugins.module_utils.karmada_lua import parse_quantity
 
 MODEL_NODE_PODS = 110
-CPU, MEMORY, PODS, EPHEMERAL_STORAGE = "cpu", "memory", "pods", "ephemeral-storage"
+CPU, PODS = "cpu", "pods"
 
 
 class EstimateError(ValueError):
@@ -49,25 +49,21 @@ def _ceil(value):
     return -((-value.numerator) // value.denominator)
 
 
+def _rounded_up(quantity, scale=1):
+    """``Quantity.Value()`` (scale 1) or ``MilliValue()`` (scale 1000): rounded up to a whole number."""
+    try:
+        return _ceil(parse_quantity(str(quantity))[0] * scale)
+    except Exception as error:  # the parser raises the Lua emulation's own error type
+        raise EstimateError("cannot read the quantity %r: %s" % (quantity, error))
+
+
 def _units(quantity):
-    """``Quantity.Value()``: the value rounded up to a whole number."""
-    try:
-        return _ceil(parse_quantity(str(quantity))[0])
-    except Exception as error:  # the parser's own error type is the Lua emulation's
-        raise EstimateError("cannot read the quantity %r: %s" % (quantity, error))
-
-
-def _millis(quantity):
-    """``Quantity.MilliValue()``."""
-    try:
-        return _ceil(parse_quantity(str(quantity))[0] * 1000)
-    except Exception as error:
-        raise EstimateError("cannot read the quantity %r: %s" % (quantity, error))
+    return _rounded_up(quantity)
 
 
 def _amount(name, quantity):
     """A resource as the estimator compares it: CPU in millicores, the rest in units."""
-    return _millis(quantity) if name == CPU else _units(quantity)
+    return _rounded_up(quantity, 1000 if name == CPU else 1)
 
 
 def allowed_pods(summary):

@@ -189,6 +189,7 @@ def main():
     try:
         engine = federation_engine(connect_control_plane(module), params["engine"], karmada_version)
         if params["definitions"] is not None:
+            # Exits the module (exit_json or fail_json) with every definition's outcome.
             validate_many(module, engine, karmada_version)
         outcome = validate_on_federation(engine, ud, karmada_version, params["allow_absolute_subset_replicas"])
     except (AccessError, ApiError, EngineError) as error:
