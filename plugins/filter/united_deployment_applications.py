@@ -12,6 +12,7 @@ __metaclass__ = type
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.multicloud.federation.plugins.module_utils.karmada_division import DEFAULT_KARMADA_VERSION
+from ansible_collections.multicloud.federation.plugins.plugin_utils.resolved import resolved
 from ansible_collections.multicloud.federation.plugins.module_utils.united_deployment import federation_guards, validate
 from ansible_collections.multicloud.federation.plugins.module_utils.united_deployment_application import (
     ApplicationError,
@@ -35,7 +36,7 @@ def _label(virtual_kubelet_node_label):
 
 def _normalized(entries, members, api_version):
     try:
-        return applications(entries, members, api_version or "apps.kruise.io/v1beta1")
+        return applications(resolved(entries), resolved(members), api_version or "apps.kruise.io/v1beta1")
     except ApplicationError as error:
         raise AnsibleFilterError("united_deployment_applications: %s" % error)
 

@@ -1,8 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright (c) multicloud.federation contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Kruise readiness rules, reading them from a cluster (FakeCluster) and waiting, and kruise-daemon
-placement helpers."""
+"""Kruise readiness rules, reading them from a cluster (FakeCluster) and waiting."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -16,14 +15,12 @@ from ansible_collections.multicloud.federation.plugins.module_utils import kruis
 from ansible_collections.multicloud.federation.plugins.module_utils.cluster_access import ApiError, poll
 from ansible_collections.multicloud.federation.plugins.module_utils.kruise_install import (
     crd_summary,
-    cri_dockerd_nodes,
     custom_resource_summary,
     is_kruise_crd,
     is_per_node_state,
     list_custom_resources,
     read_state,
     readiness_problems,
-    toleration_removal_patch,
     united_deployment_probe,
     wait_until_ready,
     webhook_summary,
@@ -120,42 +117,6 @@ def test_per_node_state_is_only_what_kruise_manager_creates_per_node():
     assert not is_per_node_state(crd_summary(crd("apps.kruise.io", "ImagePullJob", "imagepulljobs")))
     assert not is_per_node_state(crd_summary(crd("apps.kruise.io", "UnitedDeployment", "uniteddeployments")))
     assert not is_per_node_state(crd_summary(crd("example.kruise.io", "NodeImage", "nodeimages")))
-
-
-def daemonset(tolerations):
-    return {"spec": {"template": {"spec": {"tolerations": tolerations}}}}
-
-
-def test_toleration_patch_removes_only_tolerate_all_from_the_end():
-    tolerations = [{"operator": "Exists"}, {"key": "a", "operator": "Exists"},
-                   {"operator": "Exists", "effect": "NoSchedule"}, {"operator": "Exists"}]
-    assert toleration_removal_patch(daemonset(tolerations)) == [
-        {"op": "test", "path": "/spec/template/spec/tolerations/3", "value": {"operator": "Exists"}},
-        {"op": "remove", "path": "/spec/template/spec/tolerations/3"},
-        {"op": "test", "path": "/spec/template/spec/tolerations/0", "value": {"operator": "Exists"}},
-        {"op": "remove", "path": "/spec/template/spec/tolerations/0"},
-    ]
-
-
-def test_toleration_patch_is_empty_once_applied():
-    assert toleration_removal_patch(daemonset([{"key": "a", "operator": "Exists"}])) == []
-    assert toleration_removal_patch({"spec": {"template": {"spec": {}}}}) == []
-
-
-def node(name, runtime, kubelet, labels=None):
-    return {"metadata": {"name": name, "labels": labels or {}},
-            "status": {"nodeInfo": {"containerRuntimeVersion": runtime, "kubeletVersion": kubelet}}}
-
-
-def test_cri_dockerd_nodes():
-    nodes = [
-        node("docker-125", "docker://20.10.24", "v1.25.16-r0-25.3.5"),
-        node("docker-123", "docker://19.3.0", "v1.23.17"),        # dockershim still in the kubelet
-        node("containerd", "containerd://1.6.14", "v1.25.16"),
-        node("vk", "docker://x", "v1.25.16", {"type": "virtual-kubelet"}),
-        node("kwok", "", "fake"),
-    ]
-    assert cri_dockerd_nodes(nodes) == ["docker-125"]
 
 
 # --- one cluster's state, through the access layer --------------------------------------------

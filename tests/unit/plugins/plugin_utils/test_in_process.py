@@ -1,0 +1,95 @@
+# -*- coding: utf-8 -*-
+# Copyright: multicloud.federation contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The in-process module runner: a module's main() run in this process as AnsiballZ would run it."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import importlib
+import json
+import os
+import sys
+
+import pytest
+
+from ansible.module_utils import _internal, basic
+from ansible.module_utils.common import warnings as module_warnings
+from ansible.module_utils.common.json import Direction, get_module_decoder, get_module_encoder
+
+ECHO = "ansible_collections.multicloud.federation.tests.unit.plugins.plugin_utils.echo_module"
+
+
+@pytest.fixture(name="in_process")
+def in_process_fixture(monkeypatch):
+    """The runner in a process marked as the controller, as Ansible's workers are."""
+    monkeypatch.setattr(_internal, "is_controller", True)
+    return importlib.import_module("ansible_collections.multicloud.federation.plugins.plugin_utils.in_process")
+
+
+def arguments(in_process, tmp_path, **args):
+    args.setdefault("_ansible_tmpdir", str(tmp_path))
+    encoder = get_module_encoder(in_process.MODULE_PROFILE, Direction.CONTROLLER_TO_MODULE)
+    return json.dumps({"ANSIBLE_MODULE_ARGS": args}, cls=encoder).encode()
+
+
+def result(in_process, stdout):
+    decoder = get_module_decoder(in_process.MODULE_PROFILE, Direction.MODULE_TO_CONTROLLER)
+    return json.loads(stdout, cls=decoder)
+
+
+def test_the_module_parses_its_arguments_and_prints_its_result(in_process, tmp_path):
+    stdout, stderr, rc = in_process._run_main(ECHO, arguments(in_process, tmp_path, name="a", count="3"))
+    printed = result(in_process, stdout)
+    assert rc == 0
+    assert (printed["name"], printed["count"], printed["changed"]) == ("a", 3, True)
+    assert printed["tmpdir"] == str(tmp_path)
+
+
+def test_check_mode_and_no_log_reach_the_module(in_process, tmp_path):
+    stdout, _stderr, rc = in_process._run_main(
+        ECHO, arguments(in_process, tmp_path, name="a", token="s3cr3t-token", _ansible_check_mode=True))
+    printed = result(in_process, stdout)
+    assert rc == 0 and printed["changed"] is False
+    assert "s3cr3t-token" not in stdout
+
+
+def test_a_failure_is_exit_status_1_with_its_message(in_process, tmp_path):
+    stdout, _stderr, rc = in_process._run_main(ECHO, arguments(in_process, tmp_path, name="b", fail=True, token="s3cr3t-token"))
+    printed = result(in_process, stdout)
+    assert rc == 1 and printed["failed"] is True and printed["msg"] == "failed for b"
+    assert "s3cr3t-token" not in stdout
+
+
+def test_warnings_are_displayed_once_and_arguments_do_not_outlive_the_run(in_process, tmp_path):
+    # In the controller, module_utils hands a module's warnings to the controller's Display
+    # (module_utils.common.warnings.warn) instead of returning them in the result.
+    _stdout, first, _rc = in_process._run_main(ECHO, arguments(in_process, tmp_path, name="first"))
+    stdout, second, _rc = in_process._run_main(ECHO, arguments(in_process, tmp_path, name="second"))
+    assert "warned about first" in first and "warned about first" not in second + stdout
+    assert "warned about second" in second
+    assert basic._ANSIBLE_ARGS is None and basic._ANSIBLE_PROFILE is None
+    assert not module_warnings.get_warnings()
+
+
+def test_the_working_directory_is_restored(in_process, tmp_path):
+    cwd = os.getcwd()
+    (tmp_path / "elsewhere").mkdir()
+    in_process._run_main(ECHO, arguments(in_process, tmp_path, name="c", chdir=str(tmp_path / "elsewhere")))
+    assert os.getcwd() == cwd
+
+
+def test_stdout_is_the_callers_again_after_a_run(in_process, tmp_path, capsys):
+    in_process._run_main(ECHO, arguments(in_process, tmp_path, name="d"))
+    print("after")
+    assert capsys.readouterr().out == "after\n"
+
+
+def test_only_the_running_python_is_this_python(in_process, tmp_path):
+    assert in_process._is_this_python(sys.executable)
+    other = tmp_path / "python"
+    os.symlink(sys.executable, other)
+    # The same binary in another directory is another environment (a venv's bin/python).
+    assert not in_process._is_this_python(str(other))
+    assert not in_process._is_this_python(str(tmp_path / "missing"))
