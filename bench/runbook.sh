@@ -38,6 +38,15 @@ kubectl "${fed[@]}" delete validatingwebhookconfiguration kruise-validating-webh
 
 # Steps 3.5-3.7: the interpreter, the PropagationPolicy and the UnitedDeployment.
 kubectl "${fed[@]}" wait --for condition=Established --timeout=300s crd/uniteddeployments.apps.kruise.io
+# Karmada's scheduler places a binding only on members whose Cluster.status.apiEnablements lists its
+# kind, and does not try again once it found none (v1.18.2; seen here: the binding stayed "0/2
+# clusters are available: 2 cluster(s) did not have the API resource" for the 15 minutes the script
+# waited). The runbook's operator waits until every member reports UnitedDeployment first.
+for _ in $(seq 300); do
+  kinds=$(kubectl "${fed[@]}" get clusters -o jsonpath='{range .items[*]}{.metadata.name}={.status.apiEnablements[*].resources[*].kind}{"\n"}{end}')
+  if ! grep -qv 'UnitedDeployment' <<<"$kinds"; then break; fi
+  sleep 1
+done
 kubectl "${fed[@]}" apply -f "$MCF_BENCH_MANIFESTS"
 
 # Until Karmada reports every replica ready (the interpreter aggregates the members' status).

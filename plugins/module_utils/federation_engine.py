@@ -16,6 +16,8 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+from ansible_collections.multicloud.federation.plugins.module_utils.cluster_access import poll
+
 AUTO = "auto"
 KARMADA = "karmada"
 KUBEADMIRAL = "kubeadmiral"
@@ -103,6 +105,11 @@ class FederationEngine(object):
 
     def member_names(self):
         return [member["name"] for member in self.members()]
+
+    def members_serving(self, api_version, kind):
+        """{member: whether the engine has seen ``api_version``/``kind`` served there}: the engine's own
+        record of each member's APIs, which its scheduler filters on (not the member's discovery)."""
+        raise NotImplementedError
 
     # The policy that places a workload, and where it was placed.
     def workload_policy(self, template):
@@ -255,3 +262,33 @@ def federation_engine(control_plane, engine=AUTO, karmada_version=None):
     if engine == KARMADA:
         return karmada_engine.KarmadaEngine(control_plane, karmada_version=karmada_version)
     return kubeadmiral_engine.KubeAdmiralEngine(control_plane)
+
+
+def wait_for_members_serving(engine, api_version, kind, names, timeout, interval=1.0):
+    """Wait until the engine records ``api_version``/``kind`` as served in every member of ``names``.
+
+    Why: a workload placed before the engine has seen its kind in a member is not placed there, and
+    Karmada (v1.18.2) does not look again: its scheduler records the placement it tried even when no
+    cluster fit (pkg/scheduler/scheduler.go scheduleResourceBinding) and reschedules a binding on a
+    Cluster's label, generation or deletion change only (event_handler.go updateCluster), not when
+    the cluster status controller later adds the kind to Cluster.status.apiEnablements (every
+    --cluster-status-update-frequency, 10 s by default). Returns {"waited": seconds}; EngineError
+    naming the members still without the kind after ``timeout`` seconds.
+    """
+    wanted = sorted(set(names))
+
+    def probe():
+        serving = engine.members_serving(api_version, kind)
+        unknown = [name for name in wanted if name not in serving]
+        if unknown:
+            raise EngineError("%s has no member cluster named %s" % (engine.display_name, ", ".join(unknown)))
+        missing = [name for name in wanted if not serving[name]]
+        return not missing, missing
+
+    done, missing, waited = poll(probe, timeout, interval)
+    if not done:
+        raise EngineError(
+            "%s has not seen %s %s served in %s after %s s (the engine's record of each member's APIs; on Karmada "
+            "Cluster.status.apiEnablements). Check that the kruise step installed Kruise there and that the "
+            "member is Ready, then run the step again." % (engine.display_name, api_version, kind, ", ".join(missing), waited))
+    return {"waited": waited}

@@ -67,6 +67,7 @@ from ansible_collections.multicloud.federation.plugins.module_utils.karmada_divi
 )
 from ansible_collections.multicloud.federation.plugins.module_utils.karmada_placement import (
     PlacementError,
+    api_enabled,
     label_selector_matches,
     policy_selects,
 )
@@ -282,6 +283,9 @@ class KarmadaEngine(FederationEngine):
     def members(self):
         summaries = [cluster_summary(c) for c in self.clusters()]
         return sorted((s for s in summaries if s["name"]), key=lambda s: s["name"])
+
+    def members_serving(self, api_version, kind):
+        return {cluster["metadata"]["name"]: api_enabled(cluster, api_version, kind) for cluster in self.clusters()}
 
     # --- placement policy ---------------------------------------------------------------------
     def policy(self, name, namespace=None):

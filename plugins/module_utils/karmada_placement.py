@@ -161,7 +161,9 @@ def _tolerates(tolerations, taint):
     return False
 
 
-def _api_enabled(cluster, api_version, kind):
+def api_enabled(cluster, api_version, kind):
+    """Whether the Cluster's status.apiEnablements lists ``kind`` in ``api_version`` (the scheduler's
+    APIEnablement filter)."""
     for group in (cluster.get("status") or {}).get("apiEnablements") or []:
         if group.get("groupVersion") != api_version:
             continue
@@ -196,7 +198,7 @@ def candidate_clusters(clusters, placement, api_version, kind, scheduled=()):
             if untolerated:
                 rejected[name] = "has the untolerated taint %s" % untolerated[0].get("key")
                 continue
-            if not _api_enabled(cluster, api_version, kind):
+            if not api_enabled(cluster, api_version, kind):
                 rejected[name] = "does not serve %s %s (Cluster.status.apiEnablements)" % (api_version, kind)
                 continue
         candidates.append(name)

@@ -118,6 +118,17 @@ def _conditions(cluster):
     return dict((c.get("type"), c) for c in (cluster.get("status") or {}).get("conditions") or [])
 
 
+def api_resource_listed(cluster, api_version, kind):
+    """Whether the FederatedCluster's status.apiResourceTypes lists ``kind`` in ``api_version``
+    (kubeadmiral v1.0.0 pkg/apis/core/v1alpha1/types_federatedcluster.go; the scheduler's
+    apiresources filter reads it)."""
+    group, _slash, version = api_version.rpartition("/")
+    for resource in (cluster.get("status") or {}).get("apiResourceTypes") or []:
+        if (resource.get("group") or "") == group and resource.get("version") == version and resource.get("kind") == kind:
+            return True
+    return False
+
+
 def cluster_summary(cluster):
     """{name, ready, reason, sync_mode} of one FederatedCluster: ready when Joined and Ready are True."""
     conditions = _conditions(cluster)
@@ -209,6 +220,10 @@ class KubeAdmiralEngine(FederationEngine):
     def members(self):
         summaries = [cluster_summary(c) for c in self.control_plane.list(*FEDERATED_CLUSTER_API)]
         return sorted((s for s in summaries if s["name"]), key=lambda s: s["name"])
+
+    def members_serving(self, api_version, kind):
+        return {cluster["metadata"]["name"]: api_resource_listed(cluster, api_version, kind)
+                for cluster in self.control_plane.list(*FEDERATED_CLUSTER_API)}
 
     # --- which kinds KubeAdmiral federates, and under which name --------------------------------
     def type_configs(self):

@@ -73,6 +73,35 @@ options:
     elements: str
     default: []
     version_added: 0.3.0
+  wait_for_members:
+    description:
+      - With O(federation=true), wait until the federation engine records the kind as served in each of the
+        member clusters, before a step places a workload of that kind there. Karmada places a workload only on
+        members whose C(Cluster.status.apiEnablements) list its kind, and does not place it again once it found
+        none (see RV(members_waited)); its cluster status controller adds a kind up to
+        C(--cluster-status-update-frequency) (10 s by default) after the member serves it.
+      - On KubeAdmiral the record is C(FederatedCluster.status.apiResourceTypes).
+      - Waiting reads only; it also waits in check mode.
+    type: dict
+    suboptions:
+      api_version:
+        description: The group/version.
+        type: str
+        required: true
+      kind:
+        description: The kind.
+        type: str
+        required: true
+      clusters:
+        description: The member clusters, by name in the federation.
+        type: list
+        elements: str
+        required: true
+      timeout:
+        description: Seconds to wait before failing with the members that still lack the kind.
+        type: int
+        default: 120
+    version_added: 0.3.0
 notes:
   - Check mode is fully supported; the module never changes anything.
   - RV(check_mode) tells later tasks whether the task ran in check mode. C(ansible_check_mode) follows only the
@@ -141,6 +170,12 @@ override_rule_sets:
   elements: str
   version_added: 0.3.0
   sample: [default/sample-ud-regular-nodes-only]
+members_waited:
+  description: Seconds waited until every member of O(wait_for_members) was recorded as serving the kind.
+  returned: when O(wait_for_members) is set
+  type: float
+  version_added: 0.3.0
+  sample: 6.2
 member_version_supported:
   description: Whether the version is inside the member versions O(member_of_engine) documents (null when it says none, or the version is unusable).
   returned: when O(member_of_engine) is set
@@ -161,6 +196,7 @@ from ansible_collections.multicloud.federation.plugins.module_utils.federation_e
     EngineError,
     federation_engine,
     member_version_warning,
+    wait_for_members_serving,
 )
 from ansible_collections.multicloud.federation.plugins.module_utils.kubeconfig_cluster import interpret_version
 
@@ -172,7 +208,11 @@ def argspec():
                 member_of_engine=dict(type="str", choices=list(ENGINES)), cluster_name=dict(type="str"),
                 kinds=dict(type="list", elements="dict", default=[],
                            options=dict(api_version=dict(type="str", required=True), kind=dict(type="str", required=True))),
-                override_rule_sets_in=dict(type="list", elements="str", default=[]))
+                override_rule_sets_in=dict(type="list", elements="str", default=[]),
+                wait_for_members=dict(type="dict", options=dict(
+                    api_version=dict(type="str", required=True), kind=dict(type="str", required=True),
+                    clusters=dict(type="list", elements="str", required=True),
+                    timeout=dict(type="int", default=120))))
     return spec
 
 
@@ -192,8 +232,12 @@ def main():
                 result["override_rule_sets"] = sorted(
                     "%s/%s" % (namespace, name) for namespace in sorted(set(params["override_rule_sets_in"]))
                     for name in engine.override_rule_sets(namespace))
-        elif params["override_rule_sets_in"]:
-            module.fail_json(msg="override_rule_sets_in needs federation=true: override rule sets live on the "
+            if params["wait_for_members"]:
+                wanted = params["wait_for_members"]
+                result["members_waited"] = wait_for_members_serving(
+                    engine, wanted["api_version"], wanted["kind"], wanted["clusters"], wanted["timeout"])["waited"]
+        elif params["override_rule_sets_in"] or params["wait_for_members"]:
+            module.fail_json(msg="override_rule_sets_in and wait_for_members need federation=true: they read the "
                                  "federation control plane")
     except (cluster_access.AccessError, cluster_access.ApiError, EngineError) as error:
         module.fail_json(msg=str(error))

@@ -78,3 +78,14 @@ def test_adoption_marker():
     assert engine.is_adopted({"metadata": {"labels": {"karmada.io/managed": "true"}}})
     assert not engine.is_adopted({"metadata": {}})
     assert not engine.is_adopted(None)
+
+
+def test_members_serving_reads_each_cluster_s_api_enablements():
+    def karmada_cluster(name, kinds):
+        return {"apiVersion": "cluster.karmada.io/v1alpha1", "kind": "Cluster", "metadata": {"name": name},
+                "status": {"apiEnablements": [{"groupVersion": "apps.kruise.io/v1beta1",
+                                               "resources": [{"name": k.lower() + "s", "kind": k} for k in kinds]}]}}
+    engine = ke.KarmadaEngine(FakeCluster(objects=[karmada_cluster("idc1", ["CloneSet"]),
+                                                   karmada_cluster("test-ucs", ["CloneSet", "UnitedDeployment"])]))
+    assert engine.members_serving("apps.kruise.io/v1beta1", "UnitedDeployment") == {"idc1": False, "test-ucs": True}
+    assert engine.members_serving("apps.kruise.io/v1alpha1", "CloneSet") == {"idc1": False, "test-ucs": False}

@@ -262,3 +262,19 @@ def test_placement_plan_refuses_to_pretend_it_keeps_removed_copies():
     # Nothing is removed: keeping copies is moot, the plan stands.
     planned = engine.placement_plan(pp("fed-app"), ["cluster-a", "cluster-b"], "duplicated", keep_removed=True)
     assert [s["name"] for s in planned["steps"]] == ["add"]
+
+
+def test_members_serving_reads_each_federated_cluster_s_api_resource_types():
+    def with_types(name, types):
+        cluster = federated_cluster(name)
+        cluster.setdefault("status", {})["apiResourceTypes"] = [
+            {"group": group, "version": version, "kind": kind, "pluralName": kind.lower() + "s", "scope": "Namespaced"}
+            for group, version, kind in types]
+        return cluster
+    control_plane = FakeCluster("dcp", served=CONTROL_PLANE_APIS, cluster_scoped=CLUSTER_SCOPED,
+                                objects=[with_types("cluster-a", [("apps.kruise.io", "v1beta1", "UnitedDeployment")]),
+                                         with_types("cluster-b", [("apps.kruise.io", "v1alpha1", "UnitedDeployment"),
+                                                                  ("", "v1", "ConfigMap")])])
+    engine = kae.KubeAdmiralEngine(control_plane)
+    assert engine.members_serving("apps.kruise.io/v1beta1", "UnitedDeployment") == {"cluster-a": True, "cluster-b": False}
+    assert engine.members_serving("v1", "ConfigMap") == {"cluster-a": False, "cluster-b": True}
