@@ -178,9 +178,15 @@ def result_rows(cluster, step, task, result, hint=None, masked=False, creates=Fa
     """
     if not isinstance(result, dict) or result.get("skipped"):
         return []
-    if isinstance(result.get("results"), list):
+    # A loop's items, or kubernetes.core.k8s given several definitions (one result per definition
+    # under result.results; a single definition gives the plain result).
+    nested = result.get("result")
+    items = result.get("results")
+    if not isinstance(items, list) and isinstance(nested, dict) and not nested.get("kind"):
+        items = nested.get("results")
+    if isinstance(items, list):
         rows = []
-        for item in result["results"]:
+        for item in items:
             rows.extend(result_rows(cluster, step, task, item, hint, masked, creates))
         return rows
     ref = _result_ref(result, hint)

@@ -80,7 +80,7 @@ def test_check_mode_on_an_empty_federation_reports_what_it_would_create_and_crea
         ("karmada", "Create kruise-system on the control plane, excluded from Karmada's namespace propagation"),
         ("karmada", "Install or upgrade the Kruise release on the control plane (CRDs; no pods run there)"),
         ("karmada", "Apply the ResourceInterpreterCustomization on the Karmada control plane"),
-        ("karmada", "Apply or remove each PropagationPolicy on the Karmada control plane"),
+        ("karmada", "Apply the applications' PropagationPolicies on the Karmada control plane"),
         ("karmada", "Say what would be created once the kruise step has installed the CRD"),
     } <= changed, site
     pending = site.result("Say what would be created once the kruise step has installed the CRD", "karmada")
@@ -92,7 +92,7 @@ def test_check_mode_on_an_empty_federation_reports_what_it_would_create_and_crea
     assert len(verified["results"]) == 1, verified
     verified = verified["results"][0]
     assert "does not exist on the control plane" in verified["pending"] and "waited" not in verified, verified
-    assert site.result("Apply or remove each UnitedDeployment on the Karmada control plane", "karmada")["skipped"]
+    assert site.result("Apply the UnitedDeployments on the Karmada control plane", "karmada")["skipped"]
     assert not site.failed_hosts(), site
 
     drift = runs["drift"]

@@ -186,3 +186,19 @@ def test_a_masked_task_shows_fields_but_no_values_and_entries_must_match_results
         assert "1 result(s) for 2 task(s)" in str(error)
     else:
         raise AssertionError("a result missing for a task was accepted")
+
+
+def test_several_definitions_in_one_k8s_run_give_a_row_per_object_that_drifted():
+    other = dict(POLICY, metadata=dict(POLICY["metadata"], name="web"))
+    registered = {"changed": True, "result": {"results": [
+        apply_result(weights(3, 2), weights(1, 2)),
+        {"changed": False, "method": "apply", "result": other, "diff": {}},
+    ]}}
+    rows = result_rows("karmada", "propagation_policy", "PropagationPolicy", registered)
+    assert [(r["object"], r["desired"], r["actual"]) for r in rows] == [("PropagationPolicy default/demo", 1, 3)]
+
+
+def test_one_definition_in_a_k8s_run_is_the_plain_result():
+    registered = apply_result(weights(3, 2), weights(1, 2))
+    assert [r["object"] for r in result_rows("karmada", "propagation_policy", "PropagationPolicy", registered)] == [
+        "PropagationPolicy default/demo"]
