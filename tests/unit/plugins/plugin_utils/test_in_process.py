@@ -93,3 +93,32 @@ def test_only_the_running_python_is_this_python(in_process, tmp_path):
     # The same binary in another directory is another environment (a venv's bin/python).
     assert not in_process._is_this_python(str(other))
     assert not in_process._is_this_python(str(tmp_path / "missing"))
+
+
+def runner_stub(transport="local", become=False, async_val=0, environment=""):
+    """What _out_of_process_reason reads of an action plugin, templating values as they are."""
+    from types import SimpleNamespace
+    return SimpleNamespace(
+        _templar=SimpleNamespace(template=lambda value: value),
+        _connection=SimpleNamespace(transport=transport),
+        _play_context=SimpleNamespace(become=become),
+        _task=SimpleNamespace(async_val=async_val),
+        _compute_environment_string=lambda: environment)
+
+
+@pytest.mark.parametrize("stub, task_vars, reason", [
+    (runner_stub(), {"multicloud_federation_in_process": "false"}, "multicloud_federation_in_process is false"),
+    (runner_stub(transport="ssh"), {}, "the connection is ssh, not local"),
+    (runner_stub(become=True), {}, "the task uses become"),
+    (runner_stub(async_val=30), {}, "the task is async"),
+    (runner_stub(environment="K8S_AUTH_HOST=https://elsewhere"), {}, "the task sets environment variables"),
+    (runner_stub(), {"ansible_python_interpreter": "/usr/bin/python3-other"}, "is not the controller's Python"),
+    (runner_stub(), {"ansible_python_interpreter": None}, "is not the controller's Python"),
+])
+def test_anything_but_the_controller_s_own_python_locally_runs_as_a_separate_process(in_process, stub, task_vars, reason):
+    assert reason in in_process.InProcessModuleAction._out_of_process_reason(stub, task_vars)
+
+
+def test_the_controller_s_own_python_locally_runs_in_the_worker(in_process):
+    vars_ = {"ansible_python_interpreter": sys.executable}
+    assert in_process.InProcessModuleAction._out_of_process_reason(runner_stub(), vars_) is None
