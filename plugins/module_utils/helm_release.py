@@ -1,0 +1,237 @@
+# -*- coding: utf-8 -*-
+# Copyright: multicloud.federation contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""A Helm release left pending by an interrupted ``helm install``/``upgrade``/``rollback``, and
+taking it over so that the next ``helm upgrade --install`` runs.
+
+Upstream facts (helm.sh/helm/v3 at v3.17.4, the Helm of the local stack):
+
+- Storage. Each revision of a release is one Secret ``sh.helm.release.v1.<release>.v<revision>``
+  (``pkg/storage/storage.go makeKey``, ``HelmStorageType``) of type ``helm.sh/release.v1`` in the
+  release namespace, labelled ``owner=helm``, ``name=<release>``, ``status=<status>``,
+  ``version=<revision>``, plus ``createdAt``/``modifiedAt`` (Unix seconds of the helm client) on
+  Create/Update (``pkg/storage/driver/secrets.go newSecretsObject``, ``Create``, ``Update``). Its
+  ``data.release`` is base64(gzip(JSON of the release)) (``pkg/storage/driver/util.go
+  encodeRelease``, gzip at BestCompression); ``decodeRelease`` also reads an uncompressed JSON,
+  told apart by the gzip magic bytes. The Kubernetes API base64-encodes Secret data once more.
+- Statuses (``pkg/release/status.go``): ``Status.IsPending`` is true for ``pending-install``,
+  ``pending-upgrade`` and ``pending-rollback``. The release JSON holds it in ``info.status``, the
+  revision in ``version`` and, in ``info.last_deployed``, when the operation started
+  (``pkg/release/info.go``; RFC 3339 with nanoseconds, ``pkg/time/time.go``): ``install.go
+  createRelease``, ``upgrade.go prepareUpgrade`` (``LastDeployed: Timestamper()`` with
+  ``Status: StatusPendingUpgrade``) and ``rollback.go prepareRollback`` set it.
+- The block. ``pkg/action/upgrade.go prepareUpgrade`` takes the last revision (``storage.go Last``:
+  highest ``version``) and returns ``errPending`` ("another operation (install/upgrade/rollback) is
+  in progress", ``pkg/action/action.go``) when ``lastRelease.Info.Status.IsPending()``; that is the
+  only lock Helm has. ``cmd/helm/upgrade.go`` with ``--install`` installs only when there is no
+  history or the last revision is ``uninstalled`` (``isReleaseUninstalled``), so a killed first
+  install (``pending-install``) blocks ``upgrade --install`` as well.
+- The way out. Helm's storage keeps one Secret per revision and nothing else: ``storage.go
+  Deployed`` is a label query (``status=deployed``), ``Last`` the highest ``version``. Without the
+  pending revision's Secret, the history is what it was before the interrupted operation: the
+  last revision is the one the interrupted upgrade or rollback started from (a killed upgrade leaves
+  it ``deployed``: ``upgrade.go releasingUpgrade`` supersedes it only after success), or, after a
+  killed first install, there is no release, and ``helm upgrade --install`` installs it; the objects
+  the killed install had created carry the release's ``meta.helm.sh/release-name`` and
+  ``-namespace`` annotations and are adopted (``pkg/action/validate.go existingResourceConflict``).
+
+This module removes the pending revision's Secret, and nothing else. Marking it ``failed`` instead,
+as Helm's ``failRelease`` does for an operation that fails, would keep the interrupted operation's
+values and chart as the last revision's, and kubernetes.core.helm decides whether to upgrade by
+comparing the desired values and chart with the last revision's (``modules/helm.py
+default_check``): a half-applied upgrade or install with the desired values would never be finished.
+It never uninstalls the release (uninstalling Kruise's chart deletes its CRDs and every
+UnitedDeployment with them). The release payload holds the chart values: it is decoded only to
+read the status, and no part of it is returned or put into a message.
+
+A pending revision is also what a helm process that is running right now looks like. It is taken
+over only once it is ``grace`` seconds old, counted from the latest of ``info.last_deployed`` and
+the Secret's ``createdAt``/``modifiedAt`` labels, on this machine's clock. The Secret is read again
+right before it is removed: a helm process that wrote the revision in the meantime (a new
+resourceVersion) wins, and nothing is removed.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import base64
+import binascii
+import calendar
+import gzip
+import io
+import json
+import re
+import time
+import zlib
+
+
+SECRET_API = ("v1", "Secret")
+STORAGE_TYPE = "sh.helm.release.v1"
+PENDING = ("pending-install", "pending-upgrade", "pending-rollback")
+REMOVED = "removed"
+# Helm's default --timeout (cmd/helm/upgrade.go, install.go: 300*time.Second) bounds each wait of
+# an operation (hooks; --wait, which the Kruise roles do not use); an operation of the Kruise
+# roles that is still pending after that long was interrupted.
+DEFAULT_GRACE = 300
+
+# pkg/chartutil/validate_name.go validName and maxReleaseNameLen. Checked before the name goes
+# into a label selector.
+_RELEASE_NAME = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+_MAX_RELEASE_NAME = 53
+_GZIP_MAGIC = b"\x1f\x8b\x08"
+# Go's time.Time JSON form (RFC 3339, fraction up to nanoseconds, Z or an offset).
+_TIMESTAMP = re.compile(r"^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d+)?(Z|[+-]\d{2}:\d{2})$")
+
+
+class ReleaseError(Exception):
+    """The release cannot be recovered as it is; the message says what was found and what to do."""
+
+
+def secret_name(release_name, revision):
+    return "%s.%s.v%d" % (STORAGE_TYPE, release_name, revision)
+
+
+def check_release_name(release_name):
+    if not release_name or len(release_name) > _MAX_RELEASE_NAME or not _RELEASE_NAME.match(release_name):
+        raise ReleaseError("%r is not a Helm release name (lower-case letters, digits, '-' and '.', at most %d "
+                           "characters)" % (release_name, _MAX_RELEASE_NAME))
+
+
+# --- the release payload ------------------------------------------------------------------------
+def decode_release(secret):
+    """The release (a dict) in a release Secret as the API returns it. Errors name the Secret and
+    the step that failed, never any of the payload."""
+    name = (secret.get("metadata") or {}).get("name")
+    value = (secret.get("data") or {}).get("release")
+    if not value:
+        raise ReleaseError("Secret %s has no data.release" % name)
+    try:
+        stored = base64.b64decode(value, validate=True)  # the API's encoding of Secret data
+        payload = base64.b64decode(stored, validate=True)  # Helm's own (util.go encodeRelease)
+    except (binascii.Error, TypeError, ValueError):
+        raise ReleaseError("Secret %s: data.release is not base64 as Helm stores it" % name)
+    if payload[:3] == _GZIP_MAGIC:
+        try:
+            payload = gzip.GzipFile(fileobj=io.BytesIO(payload)).read()
+        except (IOError, OSError, EOFError, ValueError, zlib.error):
+            raise ReleaseError("Secret %s: data.release is not a readable gzip stream" % name)
+    try:
+        release = json.loads(payload.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        raise ReleaseError("Secret %s: data.release does not hold a JSON document" % name)
+    if not isinstance(release, dict) or not isinstance(release.get("info"), dict) \
+            or not isinstance(release["info"].get("status"), str):
+        raise ReleaseError("Secret %s: data.release is not a Helm release (no info.status)" % name)
+    return release
+
+
+# --- times ---------------------------------------------------------------------------------------
+def parse_timestamp(text):
+    """Seconds since the epoch of Go's JSON time (``2026-12-03T17:05:01.123456789+01:00``), or None."""
+    match = _TIMESTAMP.match(text or "") if isinstance(text, str) else None
+    if not match:
+        return None
+    year, month, day, hour, minute, second = (int(part) for part in match.groups()[:6])
+    seconds = calendar.timegm((year, month, day, hour, minute, second, 0, 0, 0))
+    seconds += float(match.group(7) or 0)
+    zone = match.group(8)
+    if zone != "Z":
+        offset = int(zone[1:3]) * 3600 + int(zone[4:6]) * 60
+        seconds -= offset if zone[0] == "+" else -offset
+    return seconds
+
+
+def _label_seconds(labels, key):
+    try:
+        return float(labels.get(key))
+    except (TypeError, ValueError):
+        return None
+
+
+def last_activity(secret, release):
+    """When Helm last wrote this revision: the latest of info.last_deployed and the createdAt and
+    modifiedAt labels (None when none is readable)."""
+    labels = (secret.get("metadata") or {}).get("labels") or {}
+    moments = [parse_timestamp(release["info"].get("last_deployed")),
+               _label_seconds(labels, "createdAt"), _label_seconds(labels, "modifiedAt")]
+    moments = [moment for moment in moments if moment is not None]
+    return max(moments) if moments else None
+
+
+# --- revisions -----------------------------------------------------------------------------------
+def revision_of(secret):
+    """The revision of a release Secret: its ``version`` label (newSecretsObject), else its name's suffix."""
+    meta = secret.get("metadata") or {}
+    for text in ((meta.get("labels") or {}).get("version"), (meta.get("name") or "").rpartition(".v")[2]):
+        if text and str(text).isdigit():
+            return int(text)
+    return None
+
+
+def newest_revision(secrets):
+    """The release Secret of the highest revision (storage.go Last), or None."""
+    numbered = [(revision_of(secret), secret) for secret in secrets if revision_of(secret) is not None]
+    return max(numbered, key=lambda pair: pair[0])[1] if numbered else None
+
+
+def _summary(release_name, namespace, revision=None, status=None):
+    return dict(name=release_name, namespace=namespace, revision=revision, status_before=status,
+                status_after=status, pending_age=None)
+
+
+def plan(release_name, namespace, secrets, grace, now):
+    """What to do with the release: ``(summary, secret, release)``.
+
+    ``secret``/``release`` are set when the newest revision is to be removed. Raises
+    ReleaseError for a pending revision younger than ``grace`` seconds and for an unreadable one."""
+    newest = newest_revision(secrets)
+    if newest is None:
+        return _summary(release_name, namespace), None, None
+    revision = revision_of(newest)
+    release = decode_release(newest)
+    if release.get("name") not in (None, release_name) or release.get("version") not in (None, revision):
+        raise ReleaseError("Secret %s holds release %s revision %s, not %s revision %s"
+                           % (newest["metadata"].get("name"), release.get("name"), release.get("version"),
+                              release_name, revision))
+    status = release["info"]["status"]
+    summary = _summary(release_name, namespace, revision, status)
+    if status not in PENDING:
+        return summary, None, None
+    started = last_activity(newest, release)
+    age = None if started is None else max(0, int(round(now - started)))
+    summary["pending_age"] = age
+    if grace > 0 and (age is None or age < grace):
+        since = "for an unknown time (no readable info.last_deployed)" if age is None else "for %d s" % age
+        raise ReleaseError(
+            "Helm release %s in namespace %s: revision %d is %s %s, less than the grace period of %d s, so a helm "
+            "install, upgrade or rollback may still be working on it (another run at the same moment?). Wait until "
+            "it ends and run again. If no helm process is working on it (it was killed), run again %swith "
+            "a pending-release grace of 0 (kruise_pending_release_grace, kruise_control_plane_pending_release_grace) "
+            "to remove revision %d now. Never uninstall the release to get out of this."
+            % (release_name, namespace, revision, status, since, grace,
+               "in %d s, or " % (grace - age) if age is not None else "", revision))
+    summary["status_after"] = REMOVED
+    return summary, newest, release
+
+
+def recover(cluster, release_name, namespace, grace=DEFAULT_GRACE, check_mode=False, now=None):
+    """Read the release's revisions and remove a pending newest revision (see the module docstring).
+    Returns ``(changed, summary)``; ``summary`` has name, namespace, revision, status_before,
+    status_after (``removed`` when it was) and pending_age, never any of the payload."""
+    check_release_name(release_name)
+    now = time.time() if now is None else now
+    secrets = cluster.list(*SECRET_API, namespace=namespace, label_selector="owner=helm,name=%s" % release_name)
+    summary, secret, _release = plan(release_name, namespace, secrets, grace, now)
+    if secret is None:
+        return False, summary
+    if not check_mode:
+        name = secret["metadata"]["name"]
+        current = cluster.get(SECRET_API[0], SECRET_API[1], name, namespace)
+        if current is None or current["metadata"].get("resourceVersion") != secret["metadata"].get("resourceVersion"):
+            raise ReleaseError(
+                "Helm release %s in namespace %s: revision %d changed while it was being removed, so a helm "
+                "process is working on it; nothing was changed. Run again when it is done."
+                % (release_name, namespace, summary["revision"]))
+        cluster.delete(SECRET_API[0], SECRET_API[1], name, namespace)
+    return True, summary

@@ -1,0 +1,149 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: multicloud.federation contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+---
+module: helm_release_recover
+short_description: Take over a Helm release left pending by an interrupted install, upgrade or rollback
+version_added: 0.3.0
+description:
+  - A C(helm install), C(upgrade) or C(rollback) that is killed (the controller lost, a Ctrl-C, an AWX job
+    cancelled) leaves the release's last revision C(pending-install), C(pending-upgrade) or C(pending-rollback),
+    and every later C(helm upgrade --install) fails with "another operation (install/upgrade/rollback) is in
+    progress".
+  - Reads the release's revisions (Helm 3's release Secrets C(sh.helm.release.v1.<release>.v<revision>), labels
+    C(owner=helm,name=<release>)) and, when the newest one is pending and at least O(pending_release_grace)
+    seconds old, removes that revision's Secret - the record of an operation that never completed - and nothing
+    else. Helm's history is then what it was before: the next C(helm upgrade --install) upgrades from the
+    revision the interrupted operation started from, or, after a killed first install, installs the release
+    again (adopting the objects the killed install created, which carry its release annotations).
+  - Marking the revision C(failed) instead, as Helm does with an operation that fails, would keep the
+    interrupted operation's values as the last revision's; M(kubernetes.core.helm) compares the desired values
+    with those and would never finish a half-applied upgrade.
+  - A pending revision younger than O(pending_release_grace) may belong to a helm process that is running right
+    now; the module then fails, naming the release, namespace, revision, status and age, and changes nothing.
+  - Never uninstalls the release, and removes no revision but a pending newest one. Any other status (or no
+    release) is left alone.
+  - Only the release name, namespace, revision and statuses are returned; the stored release (which holds the
+    chart values) is never returned or logged.
+author:
+  - multicloud.federation contributors (@multicloud-federation)
+extends_documentation_fragment:
+  - kubernetes.core.k8s_auth_options
+  - ansible.builtin.action_common_attributes
+attributes:
+  check_mode:
+    support: full
+    details: Reports whether it would remove the pending revision (C(changed)), and writes nothing.
+  diff_mode:
+    support: full
+    details: The revision's status before and after.
+  platform:
+    platforms: posix
+options:
+  release_name:
+    description: The Helm release.
+    type: str
+    required: true
+  release_namespace:
+    description: The namespace of the release record (C(helm -n)).
+    type: str
+    required: true
+  pending_release_grace:
+    description:
+      - Seconds a revision must have been pending (since its C(info.last_deployed), or a later write of its record)
+        before it is taken to be left by an interrupted helm process. Younger, the module fails and changes nothing.
+      - The default is Helm's default C(--timeout), which bounds each wait of an operation. Set it above the
+        C(--timeout) of the helm commands that may run on the release.
+      - C(0) takes over a pending revision at once; use it only when no helm process can be working on the
+        release. The roles pass C(kruise_pending_release_grace) and C(kruise_control_plane_pending_release_grace).
+    type: int
+    default: 300
+requirements:
+  - kubernetes >= 24.2.0
+notes:
+  - The age is measured with this machine's clock against the helm client's timestamps; keep the clocks in sync.
+  - Upstream facts (helm.sh/helm/v3 v3.17.4 files and functions) are in the module_utils C(helm_release) docstring.
+  - Helm 3 with the default Secret storage driver only.
+"""
+
+EXAMPLES = r"""
+- name: Recover the release from an interrupted install or upgrade
+  multicloud.federation.helm_release_recover:
+    release_name: kruise
+    release_namespace: default
+    pending_release_grace: 300
+
+- name: Install or upgrade the release
+  kubernetes.core.helm:
+    release_name: kruise
+    release_namespace: default
+    chart_ref: openkruise/kruise
+"""
+
+RETURN = r"""
+release:
+  description:
+    - The release's newest revision; C(revision) and the statuses are null when the release does not exist.
+    - C(status_after) is C(removed) when the module removed (in check mode, would remove) the pending revision, else
+      the same as C(status_before). C(pending_age) is the age in seconds of a pending revision (null otherwise).
+  returned: always
+  type: dict
+  sample: {name: kruise, namespace: default, revision: 3, status_before: pending-upgrade, status_after: removed,
+           pending_age: 912}
+"""
+
+import copy
+
+from ansible_collections.kubernetes.core.plugins.module_utils.ansiblemodule import AnsibleModule
+from ansible_collections.kubernetes.core.plugins.module_utils.args_common import AUTH_ARG_SPEC
+from ansible_collections.kubernetes.core.plugins.module_utils.k8s.core import AnsibleK8SModule
+
+from ansible_collections.multicloud.federation.plugins.module_utils.cluster_access import (
+    AccessError,
+    ApiError,
+    connect_control_plane,
+)
+from ansible_collections.multicloud.federation.plugins.module_utils.helm_release import (
+    DEFAULT_GRACE,
+    ReleaseError,
+    recover,
+)
+
+
+def argspec():
+    spec = copy.deepcopy(AUTH_ARG_SPEC)
+    spec.update(
+        release_name=dict(type="str", required=True),
+        release_namespace=dict(type="str", required=True),
+        pending_release_grace=dict(type="int", default=DEFAULT_GRACE),
+    )
+    return spec
+
+
+def main():
+    module = AnsibleK8SModule(module_class=AnsibleModule, argument_spec=argspec(), supports_check_mode=True)
+    params = module.params
+    if params["pending_release_grace"] < 0:
+        module.fail_json(msg="pending_release_grace must be 0 or more seconds, got %d" % params["pending_release_grace"])
+    where = "context %s" % params["context"] if params.get("context") else "the cluster"
+    try:
+        cluster = connect_control_plane(module, name=where)
+        changed, release = recover(cluster, params["release_name"], params["release_namespace"],
+                                   params["pending_release_grace"], module.check_mode)
+    except (AccessError, ApiError, ReleaseError) as error:
+        module.fail_json(msg=str(error))
+    result = dict(changed=changed, release=release)
+    if module._diff:
+        result["diff"] = dict(before=dict(status=release["status_before"]), after=dict(status=release["status_after"]))
+    module.exit_json(**result)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,212 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) multicloud.federation contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""A Helm release left pending by an interrupted helm process, read from its release Secrets on a
+FakeCluster: when it is taken over (its revision's Secret removed, the history left as before the
+interrupted operation), when it is refused, and that the stored release (the chart values) never
+leaves the module."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import base64
+import gzip
+import json
+
+import pytest
+
+from ansible_collections.multicloud.federation.plugins.module_utils import helm_release
+from ansible_collections.multicloud.federation.plugins.module_utils.helm_release import (
+    ReleaseError,
+    decode_release,
+    parse_timestamp,
+    recover,
+)
+from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.fake_cluster import FakeCluster
+from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.helm_release_samples import (
+    NOW,
+    SECRET_VALUE,
+    helm_data,
+    release_document,
+    release_secret,
+)
+
+
+def stored(cluster, name, revision, namespace="default"):
+    return cluster.get("v1", "Secret", "sh.helm.release.v1.%s.v%d" % (name, revision), namespace)
+
+
+def test_no_release_changes_nothing():
+    cluster = FakeCluster(objects=[release_secret("other", 1, "pending-install")])
+    changed, summary = recover(cluster, "kruise", "default", now=NOW)
+    assert changed is False and cluster.writes == []
+    assert summary == {"name": "kruise", "namespace": "default", "revision": None, "status_before": None,
+                       "status_after": None, "pending_age": None}
+
+
+def test_deployed_release_changes_nothing():
+    cluster = FakeCluster(objects=[release_secret("kruise", 1, "superseded"), release_secret("kruise", 2, "deployed")])
+    changed, summary = recover(cluster, "kruise", "default", now=NOW)
+    assert changed is False and cluster.writes == []
+    assert (summary["revision"], summary["status_before"], summary["status_after"]) == (2, "deployed", "deployed")
+
+
+def test_a_failed_release_is_left_to_helm():
+    cluster = FakeCluster(objects=[release_secret("kruise", 1, "deployed"), release_secret("kruise", 2, "failed")])
+    assert recover(cluster, "kruise", "default", now=NOW)[0] is False and cluster.writes == []
+
+
+def test_pending_install_older_than_the_grace_is_removed():
+    cluster = FakeCluster(objects=[release_secret("kruise", 1, "pending-install", seconds_ago=900)])
+    changed, summary = recover(cluster, "kruise", "default", grace=300, now=NOW)
+    assert changed is True
+    assert summary == {"name": "kruise", "namespace": "default", "revision": 1, "status_before": "pending-install",
+                       "status_after": "removed", "pending_age": 900}
+    # No release any more: the next `helm upgrade --install` installs it.
+    assert cluster.writes == [("delete", "Secret", "default", "sh.helm.release.v1.kruise.v1", False)]
+    assert stored(cluster, "kruise", 1) is None
+
+
+def test_pending_upgrade_is_removed_and_the_deployed_revision_kept():
+    cluster = FakeCluster(objects=[release_secret("kruise", 1, "superseded"), release_secret("kruise", 2, "deployed"),
+                                      release_secret("kruise", 3, "pending-upgrade", seconds_ago=301)])
+    changed, summary = recover(cluster, "kruise", "default", grace=300, now=NOW)
+    assert changed is True and (summary["revision"], summary["status_after"]) == (3, "removed")
+    assert [write[:4] for write in cluster.writes] == [("delete", "Secret", "default", "sh.helm.release.v1.kruise.v3")]
+    # What Helm reads next (storage.go Last, Deployed): revision 2, deployed, as before the upgrade.
+    assert stored(cluster, "kruise", 3) is None
+    assert stored(cluster, "kruise", 2)["metadata"]["labels"]["status"] == "deployed"
+    assert decode_release(stored(cluster, "kruise", 2))["info"]["status"] == "deployed"
+    assert recover(cluster, "kruise", "default", now=NOW)[0] is False
+
+
+def test_pending_rollback_in_its_namespace():
+    cluster = FakeCluster(objects=[release_secret("kruise", 1, "deployed", namespace="kruise-system"),
+                                      release_secret("kruise", 2, "pending-rollback", 600, namespace="kruise-system")])
+    changed, summary = recover(cluster, "kruise", "kruise-system", now=NOW)
+    assert changed is True and summary["status_before"] == "pending-rollback"
+    assert stored(cluster, "kruise", 2, "kruise-system") is None
+    assert stored(cluster, "kruise", 1, "kruise-system") is not None
+
+
+def test_the_newest_revision_is_the_highest_number_not_the_last_name():
+    cluster = FakeCluster(objects=[release_secret("kruise", 9, "deployed"),
+                                      release_secret("kruise", 10, "pending-upgrade", 900)])
+    assert recover(cluster, "kruise", "default", now=NOW)[1]["revision"] == 10
+    assert stored(cluster, "kruise", 10) is None and stored(cluster, "kruise", 9) is not None
+
+
+def test_pending_younger_than_the_grace_is_refused_with_what_to_do():
+    cluster = FakeCluster(objects=[release_secret("kruise", 1, "deployed"),
+                                      release_secret("kruise", 2, "pending-upgrade", seconds_ago=45)])
+    with pytest.raises(ReleaseError) as error:
+        recover(cluster, "kruise", "default", grace=300, now=NOW)
+    message = str(error.value)
+    for part in ("Helm release kruise in namespace default", "revision 2 is pending-upgrade for 45 s",
+                 "grace period of 300 s", "may still be working on it", "run again in 255 s",
+                 "a pending-release grace of 0 (kruise_pending_release_grace,", "to remove revision 2 now",
+                 "Never uninstall"):
+        assert part in message
+    assert cluster.writes == []
+
+
+def test_a_later_write_of_the_record_counts_as_activity():
+    secret = release_secret("kruise", 2, "pending-upgrade", seconds_ago=3600)
+    secret["metadata"]["labels"]["modifiedAt"] = str(int(NOW - 10))
+    with pytest.raises(ReleaseError, match="pending-upgrade for 10 s"):
+        recover(FakeCluster(objects=[secret]), "kruise", "default", now=NOW)
+
+
+def test_grace_zero_takes_over_at_once_even_without_a_timestamp():
+    document = release_document("kruise", 1, "pending-install", 0)
+    del document["info"]["last_deployed"]
+    cluster = FakeCluster(objects=[release_secret("kruise", 1, "pending-install", data=helm_data(document))])
+    with pytest.raises(ReleaseError, match="for an unknown time"):
+        recover(cluster, "kruise", "default", grace=300, now=NOW)
+    changed, summary = recover(cluster, "kruise", "default", grace=0, now=NOW)
+    assert changed is True and summary["pending_age"] is None
+
+
+def test_check_mode_reports_the_change_and_writes_nothing():
+    cluster = FakeCluster(objects=[release_secret("kruise", 1, "pending-install", seconds_ago=900)])
+    changed, summary = recover(cluster, "kruise", "default", check_mode=True, now=NOW)
+    assert changed is True and summary["status_after"] == "removed"
+    assert cluster.writes == []
+    assert stored(cluster, "kruise", 1)["metadata"]["labels"]["status"] == "pending-install"
+
+
+def test_a_helm_process_writing_in_the_meantime_wins(monkeypatch):
+    cluster = FakeCluster(objects=[release_secret("kruise", 1, "pending-install", seconds_ago=900)])
+    read = cluster.get
+
+    def helm_finishes_first(*args, **kwargs):
+        # helm writes the revision after the module listed it, before it reads it again to remove it.
+        cluster.store[next(iter(cluster.store))]["metadata"]["labels"]["status"] = "deployed"
+        cluster._put(cluster.store[next(iter(cluster.store))])
+        return read(*args, **kwargs)
+    monkeypatch.setattr(cluster, "get", helm_finishes_first)
+    with pytest.raises(ReleaseError, match="changed while it was being removed"):
+        recover(cluster, "kruise", "default", now=NOW)
+    assert read("v1", "Secret", "sh.helm.release.v1.kruise.v1", "default")["metadata"]["labels"]["status"] == "deployed"
+    assert cluster.writes == []
+
+
+def test_an_uncompressed_release_is_read_as_helm_reads_it():
+    cluster = FakeCluster(objects=[release_secret("kruise", 1, "pending-install", 900, compress=False)])
+    assert recover(cluster, "kruise", "default", now=NOW)[0] is True
+    assert stored(cluster, "kruise", 1) is None
+
+
+@pytest.mark.parametrize("data, problem", [
+    ("%%%not-base64%%%", ": data.release is not base64 as Helm stores it"),
+    (base64.b64encode(base64.b64encode(b"\x1f\x8b\x08" + SECRET_VALUE.encode())).decode(),
+     ": data.release is not a readable gzip stream"),
+    (base64.b64encode(base64.b64encode(gzip.compress(b"\x1f\x8b\x08\x00" * 8)[:12] + b"\xff" * 20)).decode(),
+     ": data.release is not a readable gzip stream"),
+    (base64.b64encode(base64.b64encode(gzip.compress(SECRET_VALUE.encode()))).decode(),
+     ": data.release does not hold a JSON document"),
+    (helm_data({"config": {"password": SECRET_VALUE}}), ": data.release is not a Helm release (no info.status)"),
+    ("", " has no data.release"),
+])
+def test_a_malformed_release_is_a_clear_error_without_its_content(data, problem):
+    cluster = FakeCluster(objects=[release_secret("kruise", 1, "deployed"),
+                                      release_secret("kruise", 2, "pending-upgrade", 900, data=data)])
+    with pytest.raises(ReleaseError) as error:
+        recover(cluster, "kruise", "default", now=NOW)
+    assert str(error.value) == "Secret sh.helm.release.v1.kruise.v2" + problem
+    assert SECRET_VALUE not in str(error.value) and cluster.writes == []
+
+
+def test_a_record_of_another_release_is_refused():
+    secret = release_secret("kruise", 2, "pending-upgrade", data=helm_data(release_document("other", 7, "pending-upgrade", 900)))
+    with pytest.raises(ReleaseError, match="holds release other revision 7, not kruise revision 2"):
+        recover(FakeCluster(objects=[secret]), "kruise", "default", now=NOW)
+
+
+def test_the_chart_values_are_never_in_the_summary():
+    cluster = FakeCluster(objects=[release_secret("kruise", 1, "pending-install", seconds_ago=900)])
+    assert SECRET_VALUE not in json.dumps(recover(cluster, "kruise", "default", now=NOW))
+
+
+@pytest.mark.parametrize("name", ["", "Kruise", "kruise,status=deployed", "a" * 54, "-kruise"])
+def test_a_name_that_is_no_helm_release_name_is_refused(name):
+    with pytest.raises(ReleaseError, match="is not a Helm release name"):
+        recover(FakeCluster(), name, "default", now=NOW)
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("2026-12-03T17:00:00Z", NOW),
+    ("2026-12-03T18:00:00.5+01:00", NOW + 0.5),
+    ("2026-12-03T12:30:00.123456789-04:30", NOW + 0.123456789),
+    ("2026-12-03 17:00:00", None),
+    ("", None),
+    (None, None),
+])
+def test_parse_timestamp(text, expected):
+    parsed = parse_timestamp(text)
+    assert parsed == pytest.approx(expected) if expected is not None else parsed is None
+
+
+def test_the_default_grace_is_helms_default_timeout():
+    assert helm_release.DEFAULT_GRACE == 300
