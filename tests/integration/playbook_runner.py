@@ -15,8 +15,9 @@ import os
 import subprocess
 import sys
 import tempfile
+import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
@@ -213,7 +214,7 @@ def run_playbook(playbook: str | Path, inventory: Inventory | Sequence[Inventory
                  extra_vars: dict | None = None, check: bool = False, diff: bool = False, verbosity: int = 0,
                  limit: str | None = None, tags: Sequence[str] = (), skip_tags: Sequence[str] = (),
                  args: Sequence[str] = (), expect_failure: bool | None = False, timeout: float = 1200,
-                 profile: Path | None = None) -> PlaybookRun:
+                 profile: Path | None = None, on_line: Callable[[str, subprocess.Popen], None] | None = None) -> PlaybookRun:
     """Run a playbook (a path relative to the checkout, or absolute) and read its recap.
 
     inventory: a path, an inventory as a dict (written to a file), or a list of them layered in
@@ -222,7 +223,9 @@ def run_playbook(playbook: str | Path, inventory: Inventory | Sequence[Inventory
     ansible-playbook options. expect_failure: False requires exit 0, True a non-zero exit, None
     leaves the exit code to the caller. profile: where callback_plugins/task_profile.py writes each
     task's start and end per host (the benchmark's profile); none when None. Raises
-    PlaybookRecordError when the recap cannot be read, whatever the exit code.
+    PlaybookRecordError when the recap cannot be read, whatever the exit code. on_line: called with each
+    line of stdout as the run prints it, and the running process (a test that starts or stops something
+    when the run reaches a task).
     """
     ensure_collection()
     layers = list(inventory) if isinstance(inventory, (list, tuple)) else [inventory]
@@ -251,8 +254,11 @@ def run_playbook(playbook: str | Path, inventory: Inventory | Sequence[Inventory
         if profile is None and os.environ.get(TIMING_LOG_VARIABLE):
             profile = workdir / "profile.json"
         run_env = ansible_env(env if env is not None else dict(os.environ), record, profile)
-        proc = subprocess.run(argv, cwd=REPO_ROOT, env=run_env, capture_output=True, text=True, timeout=timeout,
-                              check=False)
+        if on_line is None:
+            proc = subprocess.run(argv, cwd=REPO_ROOT, env=run_env, capture_output=True, text=True, timeout=timeout,
+                                  check=False)
+        else:
+            proc = _run_reading_lines(argv, run_env, timeout, on_line, workdir / "stderr.txt")
         log_timing(playbook, argv, time.monotonic() - started, proc.returncode, profile or workdir / "profile.json")
         try:
             stats, tasks = read_record(record)
@@ -267,3 +273,65 @@ def run_playbook(playbook: str | Path, inventory: Inventory | Sequence[Inventory
     if expect_failure is True and run.returncode == 0:
         raise AssertionError(f"the playbook succeeded where it should have failed:\n{run.describe()}")
     return run
+
+
+def _run_reading_lines(argv: list[str], env: dict, timeout: float, on_line: Callable[[str, subprocess.Popen], None],
+                       stderr_path: Path) -> subprocess.CompletedProcess:
+    """subprocess.run's result, with each stdout line handed to on_line as it comes (stderr goes to a
+    file meanwhile, so that neither pipe can fill up and stall the run)."""
+    lines = []
+    with open(stderr_path, "w+", encoding="utf-8") as stderr, \
+            subprocess.Popen(argv, cwd=REPO_ROOT, env=dict(env, PYTHONUNBUFFERED="1"), stdout=subprocess.PIPE,
+                             stderr=stderr, text=True) as proc:
+        timer = threading.Timer(timeout, proc.kill)
+        timer.start()
+        try:
+            for line in proc.stdout:
+                lines.append(line)
+                on_line(line, proc)
+            returncode = proc.wait()
+        finally:
+            timer.cancel()
+        stderr.seek(0)
+        return subprocess.CompletedProcess(argv, returncode, "".join(lines), stderr.read())
+
+
+@dataclass
+class Timed:
+    """A run (None when it raised: error) and when it started and ended (time.monotonic)."""
+
+    run: PlaybookRun | None
+    started: float
+    ended: float
+    error: BaseException | None = None
+
+
+def side_by_side(first, second, marker: str, timeout: float = 600) -> tuple[Timed, Timed]:
+    """Run first(on_line) in a thread and second() once first's output shows marker; both results, timed
+    on one clock, so a test can assert that the runs overlapped. first gets the on_line callback to pass
+    to run_playbook; an exception of first is raised here, after second ended."""
+    reached = threading.Event()
+    outcome = {}
+
+    def watch(line, _proc):
+        if marker in line:
+            reached.set()
+
+    def run_first():
+        started = time.monotonic()
+        try:
+            outcome["first"] = Timed(first(watch), started, time.monotonic())
+        except BaseException as error:  # pylint: disable=broad-exception-caught  # re-raised below, in the test
+            outcome["first"] = Timed(None, started, time.monotonic(), error)
+        finally:
+            reached.set()
+
+    thread = threading.Thread(target=run_first)
+    thread.start()
+    reached.wait(timeout)
+    started = time.monotonic()
+    outcome["second"] = Timed(second(), started, time.monotonic())
+    thread.join(timeout)
+    if outcome["first"].error:
+        raise outcome["first"].error
+    return outcome["first"], outcome["second"]

@@ -240,8 +240,11 @@ def refused(stack, converged_karmada, tmp_path_factory):  # pylint: disable=unus
 
     def run(case):
         playbook, inventory, extra_vars, _texts = all_cases[case]
+        # The cases run side by side: each its own run lock, so that none is refused because another case
+        # holds the federation's (the lock has its own tests in test_concurrent_runs.py).
         return case, run_playbook(playbook, inventory if inventory is not None else inv.copy(), env=stack.env,
-                                  extra_vars=extra_vars, expect_failure=None)
+                                  extra_vars={"run_lock_name": f"bad-input-{case}", **extra_vars},
+                                  expect_failure=None)
 
     with ThreadPoolExecutor(max_workers=4) as pool:
         runs = dict(pool.map(run, all_cases))

@@ -3,7 +3,8 @@
 Created directly in idc1: Deployments fed-dp-01/02 mounting ConfigMaps fed-cm-01/02 and Secret fed-secret-01,
 Service fed-service-01 (LoadBalancer, source-cloud annotation, nodePort 31922). Then, in order: bad input
 changes nothing; check mode shows templates without Secret data; federalize adopts without restarting pods;
-a nodePort taken in test-ucs stops the migration; override + migrate moves it to test-ucs; distribute runs
+a nodePort taken in test-ucs stops the migration; override + migrate moves it to test-ucs (a drift run started
+meanwhile is refused by the run lock); distribute runs
 it in both, duplicated then weighted. Every playbook's second run reports 0 changed.
 """
 
@@ -26,6 +27,7 @@ from federalize_support import (
     playbook,
     reference_scenario,
 )
+from tests.integration.playbook_runner import side_by_side
 
 APP = [("deployment", "fed-dp-01"), ("deployment", "fed-dp-02"), ("service", "fed-service-01"),
        ("configmap", "fed-cm-01"), ("configmap", "fed-cm-02"), ("secret", "fed-secret-01")]
@@ -233,8 +235,18 @@ def test_migrate_to_unknown_cluster_stops(clusters):
 
 def test_override_and_migrate_to_test_ucs(clusters):
     karmada, idc1, ucs = clusters["karmada"], clusters["idc1"], clusters["test-ucs"]
-    run = playbook(clusters["env"], "migrate.yml", {**FEDERALIZE_VARS, **OVERRIDE_VARS, "federalize_target": "test-ucs"})
+    # A drift run (a schedule) starts while the migration runs: the run lock refuses it before it reads or
+    # changes anything, and the migration goes on alone (issue 14, concurrent runs).
+    migration, drift = side_by_side(
+        lambda watch: playbook(clusters["env"], "migrate.yml",
+                               {**FEDERALIZE_VARS, **OVERRIDE_VARS, "federalize_target": "test-ucs"}, on_line=watch),
+        lambda: playbook(clusters["env"], "drift.yml", {"remediate": True}),
+        "TASK [Apply the per-cluster overrides]")
+    run = migration.run
     assert run.returncode == 0, run
+    assert drift.run.returncode != 0 and drift.ended < migration.ended, (migration, drift)
+    assert "another run holds the federation's run lock" in " ".join(drift.run.output.split()), drift.run.describe()
+    assert drift.run.changed_tasks() == [], drift.run.describe()
 
     for name in ("fed-dp-01", "fed-dp-02"):
         assert deployment_ready(ucs, name), f"{name} not Ready in test-ucs"

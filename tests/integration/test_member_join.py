@@ -2,7 +2,8 @@
 
 On the session stack (joined by `karmadactl join`), test-ucs - idc1 stays registered throughout - is
 unjoined by the role (state absent: everything of its registration gone on both sides, idc1
-untouched), joined by the role from nothing (Ready; a rerun reports 0 changed), unjoined again,
+untouched), joined by the role from nothing - while the member's credentials namespace is still
+Terminating, which the role waits out (Ready; a rerun reports 0 changed), unjoined again,
 joined by the stack's real `karmadactl join` with the arguments the stack itself uses, and both
 registrations are compared field by field. The role's rerun over both members reports 0 changed:
 over its own registration (test-ucs's) and over karmadactl's (idc1's, made by the stack's karmadactl
@@ -109,6 +110,40 @@ def unjoin(stack, overlay: dict) -> None:
              timeout=120)
 
 
+WAIT_FOR_TERMINATION = "Wait until a terminating namespace of Karmada's credentials is gone"
+
+
+class TerminatingNamespace:
+    """NS in a member, deleted but held Terminating by a ConfigMap's finalizer until release()."""
+
+    FINALIZER = "multicloud.federation.test/hold"
+
+    def __init__(self, member):
+        self.member = member
+        self.released = False
+
+    def release(self) -> None:
+        self.member.kubectl("patch", "configmap", "hold", "-n", NS, "--type=merge", "-p",
+                            '{"metadata": {"finalizers": null}}')
+        self.released = True
+
+    def release_at(self, task: str):
+        """An on_line callback: release the namespace once the run prints the TASK line of task."""
+        def on_line(line, _proc):
+            if not self.released and line.startswith("TASK [") and task in line:
+                self.release()
+        return on_line
+
+
+def hold_namespace_terminating(member) -> TerminatingNamespace:
+    member.apply([{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NS}},
+                  {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {
+                      "name": "hold", "namespace": NS, "finalizers": [TerminatingNamespace.FINALIZER]}}])
+    member.kubectl("delete", "namespace", NS, "--wait=false")
+    wait_for(lambda: member.get("namespace", NS)["status"].get("phase") == "Terminating", f"{NS} Terminating")
+    return TerminatingNamespace(member)
+
+
 def karmadactl_join(stack, overlay: dict) -> None:
     """The real thing, with the arguments the stack itself uses."""
     karmadactl = f"{stack.env['MCF_STACK_BIN']}/karmadactl"
@@ -132,12 +167,19 @@ def test_the_role_s_join_equals_karmadactl_s(stack):
     assert stack_joined(stack)
     karmada = stack.karmada()
     overlay = region_overlay(stack)
+    terminating = None
     try:
         unjoin(stack, overlay)
+        terminating = hold_namespace_terminating(stack.member(MEMBER))
 
         # At -vvv, read once the join has made its tokens: also member_join.yml's secret scan (test_secrets.py).
-        run = playbook(stack.env, "member_join.yml", extra_inventory=overlay, limit=f"karmada,{MEMBER}", verbosity=3)
+        # The join finds the credentials namespace still Terminating (as right after a `karmadactl unjoin`,
+        # which does not wait): it waits until the namespace is gone, then creates it anew.
+        run = playbook(stack.env, "member_join.yml", extra_inventory=overlay, limit=f"karmada,{MEMBER}", verbosity=3,
+                       on_line=terminating.release_at(WAIT_FOR_TERMINATION))
         assert run.returncode == 0 and run.changed > 0, run
+        assert terminating.released, "the join never reached its wait for the terminating namespace"
+        assert run.result(WAIT_FOR_TERMINATION, MEMBER).get("changed") is True, run
         wait_for(lambda: cluster_ready(karmada, MEMBER), f"{MEMBER} Ready after the role's join", timeout=300)
         assert_no_secret_printed(run, stack_secrets(stack), "member_join.yml -vvv")
         # Both members: test-ucs as the role registered it, idc1 as the stack's karmadactl join did.
@@ -151,6 +193,8 @@ def test_the_role_s_join_equals_karmadactl_s(stack):
         for key in sorted(theirs):
             assert ours[key] == theirs[key], f"{key} differs:\nrole:       {ours[key]}\nkarmadactl: {theirs[key]}"
     finally:
+        if terminating and not terminating.released:
+            terminating.release()
         if not cluster_ready(karmada, MEMBER):
             if karmada.has("cluster", MEMBER):
                 unjoin(stack, overlay)

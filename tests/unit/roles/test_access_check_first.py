@@ -23,7 +23,7 @@ CHECKING_MODULES = {
     "multicloud.federation." + name for name in (
         "cluster_info", "kubeconfig", "federalize", "federalize_placement", "federation_verify",
         "kruise_info", "override_policy", "united_deployment_validate", "kubeadmiral_member",
-        "workload_rebalance",
+        "workload_rebalance", "run_lock", "helm_release_recover",
     )
 }
 # kubernetes.core modules that reach a cluster (helm_pull and helm_template work on the controller).

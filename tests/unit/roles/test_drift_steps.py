@@ -26,7 +26,7 @@ WRITING_MODULES = {
     "kubernetes.core.k8s", "kubernetes.core.k8s_json_patch", "kubernetes.core.helm",
     "multicloud.federation.kubeconfig", "multicloud.federation.federalize", "multicloud.federation.federalize_placement",
     "multicloud.federation.override_policy", "multicloud.federation.cce_addon",
-    "multicloud.federation.workload_rebalance",
+    "multicloud.federation.workload_rebalance", "multicloud.federation.helm_release_recover",
 }
 
 

@@ -86,6 +86,10 @@ class FakeCluster(object):
         obj = self.get(api_version, kind, name, namespace)
         if obj is None:
             raise ApiError("%s: HTTP 404 NotFound" % self.name, 404, "NotFound")
+        expected = (patch.get("metadata") or {}).get("resourceVersion")
+        if expected and expected != obj["metadata"]["resourceVersion"]:
+            # The API server's precondition: a patch that names a resourceVersion applies to that one only.
+            raise ApiError("%s: HTTP 409 Conflict: the object has been modified" % self.name, 409, "Conflict")
         self.writes.append(("patch", kind, namespace, name, dry_run))
         _merge(obj, patch)
         if not dry_run:

@@ -1,0 +1,75 @@
+"""Two runs against the same federation at the same time: the second is refused by the run lock (issue 14).
+
+The first run is the converged Karmada federation's site.yml (conftest's ``converged_karmada``); the
+second starts when the first prints the task it waits for (``side_by_side``), so the two overlap for
+certain, and the test asserts that they did: the second ended before the first. The outcome must be
+the first run's alone: the second changed nothing and said who holds the lock and what to do, the
+first converged (0 changed) and released the lock. A check-mode run alongside is not refused (it
+writes nothing) but warns that what it reports may change. A run whose ansible-playbook process was
+killed leaves the lock held; the next run on this machine sees the process gone, takes the lock over
+with a warning and converges.
+"""
+
+from __future__ import annotations
+
+from tests.integration.playbook_runner import PlaybookRecordError, run_playbook, side_by_side, stack_inventory
+
+# Printed once the kruise play's pre_tasks took the lock: the run holds it from here on.
+MARKER = "TASK [multicloud.federation.kruise : Install or upgrade the OpenKruise Helm release]"
+LOCK = ("coordination.k8s.io/v1", "Lease", "multicloud-federation-run", "kube-system")
+
+
+def lock_holder(stack) -> str | None:
+    lease = stack.karmada().get("lease", LOCK[2], "-n", LOCK[3])
+    return lease["spec"].get("holderIdentity")
+
+
+def test_a_second_site_run_is_refused_while_the_first_holds_the_lock(stack, converged_karmada):  # pylint: disable=unused-argument
+    inventory = stack_inventory(stack.env)
+    first, second = side_by_side(
+        lambda watch: run_playbook("site.yml", inventory, env=stack.env, on_line=watch),
+        lambda: run_playbook("site.yml", inventory, env=stack.env, expect_failure=True), MARKER)
+    assert MARKER in first.run.stdout
+    # They overlapped: the second started after the first took the lock and ended before the first did.
+    assert first.started < second.started and second.ended < first.ended, (first, second)
+    said = " ".join(second.run.output.split())
+    assert "another run holds the federation's run lock (Lease kube-system/multicloud-federation-run on" in said, \
+        second.run.describe()
+    assert "Wait until it ends, or, if it was cut off on another machine, set run_lock_break=true" in said
+    assert second.run.changed_tasks() == [], second.run.describe()
+    # The refusal stopped every host of the play, not only the federation host: no member ran the step.
+    assert not [task for task in second.run.task_results() if task.role == "kruise"], second.run.describe()
+    assert first.run.returncode == 0 and first.run.changed == 0, first.run.describe()
+    assert lock_holder(stack) is None, "site.yml did not release the run lock"
+
+
+def test_check_mode_beside_a_run_warns_instead_of_refusing(stack, converged_karmada):  # pylint: disable=unused-argument
+    inventory = stack_inventory(stack.env)
+    first, second = side_by_side(
+        lambda watch: run_playbook("site.yml", inventory, env=stack.env, on_line=watch),
+        lambda: run_playbook("playbooks/propagation_policy.yml", inventory, env=stack.env, check=True), MARKER)
+    assert second.ended < first.ended, (first, second)
+    assert "another run holds the federation's run lock" in " ".join(second.run.output.split()), second.run.describe()
+    assert second.run.changed == 0 and first.run.changed == 0
+    assert lock_holder(stack) is None
+
+
+def test_a_killed_runs_lock_is_taken_over_by_the_next_run_on_this_machine(stack, converged_karmada):  # pylint: disable=unused-argument
+    inventory = stack_inventory(stack.env)
+
+    def kill_at_marker(line, proc):
+        if MARKER in line:
+            proc.kill()
+    try:
+        run_playbook("site.yml", inventory, env=stack.env, on_line=kill_at_marker, expect_failure=True)
+    except PlaybookRecordError:
+        pass  # killed before its recap, as intended
+    killed = lock_holder(stack)
+    assert killed, "the killed run did not hold the lock"
+    rerun = run_playbook("site.yml", inventory, env=stack.env)
+    said = " ".join(rerun.output.split())
+    assert "took over the run lock (Lease kube-system/multicloud-federation-run on" in said and killed in said, \
+        rerun.describe()
+    assert "its ansible-playbook process on this machine has ended" in said
+    assert rerun.changed == 0, rerun.describe()
+    assert lock_holder(stack) is None
