@@ -20,7 +20,7 @@ description:
   - Reads the release's revisions (Helm 3's release Secrets C(sh.helm.release.v1.<release>.v<revision>), labels
     C(owner=helm,name=<release>)) and, when the newest one is pending and at least O(pending_release_grace)
     seconds old, removes that revision's Secret - the record of an operation that never completed - and nothing
-    else. Helm's history is then what it was before: the next C(helm upgrade --install) upgrades from the
+    else. Helm's history is then what it was before; the next C(helm upgrade --install) upgrades from the
     revision the interrupted operation started from, or, after a killed first install, installs the release
     again (adopting the objects the killed install created, which carry its release annotations).
   - Marking the revision C(failed) instead, as Helm does with an operation that fails, would keep the

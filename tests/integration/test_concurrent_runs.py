@@ -13,6 +13,7 @@ with a warning and converges.
 from __future__ import annotations
 
 from tests.integration.playbook_runner import PlaybookRecordError, run_playbook, side_by_side, stack_inventory
+from tests.integration.secret_scan import assert_no_secret_printed, stack_secrets
 
 # Printed once the kruise play's pre_tasks took the lock: the run holds it from here on.
 MARKER = "TASK [multicloud.federation.kruise : Install or upgrade the OpenKruise Helm release]"
@@ -28,8 +29,10 @@ def test_a_second_site_run_is_refused_while_the_first_holds_the_lock(stack, conv
     inventory = stack_inventory(stack.env)
     first, second = side_by_side(
         lambda watch: run_playbook("site.yml", inventory, env=stack.env, on_line=watch),
-        lambda: run_playbook("site.yml", inventory, env=stack.env, expect_failure=True), MARKER)
+        lambda: run_playbook("site.yml", inventory, env=stack.env, expect_failure=True, verbosity=3), MARKER)
     assert MARKER in first.run.stdout
+    # The refusal at -vvv names the holder, and no secret.
+    assert_no_secret_printed(second.run, stack_secrets(stack), "site.yml -vvv refused by the run lock")
     # They overlapped: the second started after the first took the lock and ended before the first did.
     assert first.started < second.started and second.ended < first.ended, (first, second)
     said = " ".join(second.run.output.split())

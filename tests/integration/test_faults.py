@@ -33,6 +33,7 @@ import time
 import yaml
 from conftest import stack_cli
 from tests.integration.playbook_runner import run_playbook, stack_inventory
+from tests.integration.secret_scan import assert_no_secret_printed, stack_secrets
 
 # Where the kruise role keeps its release on a member (kruise_release_name, kruise_release_namespace).
 HELM_NAMESPACE = "default"
@@ -94,8 +95,10 @@ def test_a_helm_upgrade_killed_mid_way_is_recovered(stack, converged_karmada):  
         assert "less than the grace period of 300 s" in said and "kruise_pending_release_grace" in said
         assert young.changed_tasks() == [] and pending in revisions(member)
 
+        # At -vvv: the recovery reads the release Secrets, which hold the chart values.
         recovered = run_playbook("playbooks/kruise.yml", inventory, env=stack.env, limit="karmada,idc1",
-                                 extra_vars={"kruise_pending_release_grace": 0})
+                                 extra_vars={"kruise_pending_release_grace": 0}, verbosity=3)
+        assert_no_secret_printed(recovered, stack_secrets(stack), "kruise.yml -vvv recovering a pending release")
         result = recovered.result("Recover the release from an interrupted install or upgrade", "idc1")
         assert result["changed"] is True and result["release"]["status_before"] == "pending-upgrade", result
         assert pending not in revisions(member)
@@ -144,11 +147,15 @@ def test_a_member_apiserver_stopped_during_site_yml(stack, converged_karmada):  
     inventory = stack_inventory(stack.env)
     # Back once the run has reported idc1 failed.
     outage = Outage(stack, "idc1.kube-apiserver", KRUISE_STEP, "fatal: [idc1]")
+    secrets = stack_secrets(stack)
     try:
+        # At -vvv: what a run prints about a member it lost holds no secret either.
         run = run_playbook("site.yml", inventory, env=stack.env, on_line=outage.on_line, expect_failure=True,
-                           extra_vars={"verify_timeout": 30, "united_deployment_members_api_timeout": 30})
+                           extra_vars={"verify_timeout": 30, "united_deployment_members_api_timeout": 30},
+                           verbosity=3)
     finally:
         outage.end()
+    assert_no_secret_printed(run, secrets, "site.yml -vvv with a member's apiserver stopped")
     assert outage.killed, "site.yml never reached the kruise step"
     said = " ".join(run.output.split())
     assert "idc1" in run.failed_hosts(), run.describe()

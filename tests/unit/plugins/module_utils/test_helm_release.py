@@ -70,7 +70,7 @@ def test_pending_install_older_than_the_grace_is_removed():
 
 def test_pending_upgrade_is_removed_and_the_deployed_revision_kept():
     cluster = FakeCluster(objects=[release_secret("kruise", 1, "superseded"), release_secret("kruise", 2, "deployed"),
-                                      release_secret("kruise", 3, "pending-upgrade", seconds_ago=301)])
+                                   release_secret("kruise", 3, "pending-upgrade", seconds_ago=301)])
     changed, summary = recover(cluster, "kruise", "default", grace=300, now=NOW)
     assert changed is True and (summary["revision"], summary["status_after"]) == (3, "removed")
     assert [write[:4] for write in cluster.writes] == [("delete", "Secret", "default", "sh.helm.release.v1.kruise.v3")]
@@ -83,7 +83,7 @@ def test_pending_upgrade_is_removed_and_the_deployed_revision_kept():
 
 def test_pending_rollback_in_its_namespace():
     cluster = FakeCluster(objects=[release_secret("kruise", 1, "deployed", namespace="kruise-system"),
-                                      release_secret("kruise", 2, "pending-rollback", 600, namespace="kruise-system")])
+                                   release_secret("kruise", 2, "pending-rollback", 600, namespace="kruise-system")])
     changed, summary = recover(cluster, "kruise", "kruise-system", now=NOW)
     assert changed is True and summary["status_before"] == "pending-rollback"
     assert stored(cluster, "kruise", 2, "kruise-system") is None
@@ -92,14 +92,14 @@ def test_pending_rollback_in_its_namespace():
 
 def test_the_newest_revision_is_the_highest_number_not_the_last_name():
     cluster = FakeCluster(objects=[release_secret("kruise", 9, "deployed"),
-                                      release_secret("kruise", 10, "pending-upgrade", 900)])
+                                   release_secret("kruise", 10, "pending-upgrade", 900)])
     assert recover(cluster, "kruise", "default", now=NOW)[1]["revision"] == 10
     assert stored(cluster, "kruise", 10) is None and stored(cluster, "kruise", 9) is not None
 
 
 def test_pending_younger_than_the_grace_is_refused_with_what_to_do():
     cluster = FakeCluster(objects=[release_secret("kruise", 1, "deployed"),
-                                      release_secret("kruise", 2, "pending-upgrade", seconds_ago=45)])
+                                   release_secret("kruise", 2, "pending-upgrade", seconds_ago=45)])
     with pytest.raises(ReleaseError) as error:
         recover(cluster, "kruise", "default", grace=300, now=NOW)
     message = str(error.value)
@@ -171,7 +171,7 @@ def test_an_uncompressed_release_is_read_as_helm_reads_it():
 ])
 def test_a_malformed_release_is_a_clear_error_without_its_content(data, problem):
     cluster = FakeCluster(objects=[release_secret("kruise", 1, "deployed"),
-                                      release_secret("kruise", 2, "pending-upgrade", 900, data=data)])
+                                   release_secret("kruise", 2, "pending-upgrade", 900, data=data)])
     with pytest.raises(ReleaseError) as error:
         recover(cluster, "kruise", "default", now=NOW)
     assert str(error.value) == "Secret sh.helm.release.v1.kruise.v2" + problem

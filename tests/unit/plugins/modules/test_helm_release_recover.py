@@ -41,7 +41,7 @@ def run(capsys, monkeypatch, cluster, **args):
 
 def pending(seconds_ago):
     return FakeCluster(objects=[release_secret("kruise", 1, "deployed"),
-                                   release_secret("kruise", 2, "pending-upgrade", seconds_ago)])
+                                release_secret("kruise", 2, "pending-upgrade", seconds_ago)])
 
 
 def test_a_pending_revision_past_the_grace_is_removed(capsys, monkeypatch):
