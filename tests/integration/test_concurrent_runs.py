@@ -12,6 +12,11 @@ with a warning and converges.
 
 from __future__ import annotations
 
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
 from tests.integration.playbook_runner import PlaybookRecordError, run_playbook, side_by_side, stack_inventory
 from tests.integration.secret_scan import assert_no_secret_printed, stack_secrets
 
@@ -25,36 +30,50 @@ def lock_holder(stack) -> str | None:
     return lease["spec"].get("holderIdentity")
 
 
-def test_a_second_site_run_is_refused_while_the_first_holds_the_lock(stack, converged_karmada):  # pylint: disable=unused-argument
+@pytest.fixture(scope="module")
+def beside_a_run(stack, converged_karmada):  # pylint: disable=unused-argument
+    """site.yml, and once it holds the lock, a second site.yml (at -vvv) and a check-mode run of a step, both
+    at the same time: (first, second site.yml, check mode), each timed."""
     inventory = stack_inventory(stack.env)
-    first, second = side_by_side(
-        lambda watch: run_playbook("site.yml", inventory, env=stack.env, on_line=watch),
-        lambda: run_playbook("site.yml", inventory, env=stack.env, expect_failure=True, verbosity=3), MARKER)
+
+    def second_and_check_mode():
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            refused = pool.submit(lambda: run_playbook("site.yml", inventory, env=stack.env, expect_failure=True,
+                                                       verbosity=3))
+            checked = pool.submit(lambda: run_playbook("playbooks/propagation_policy.yml", inventory, env=stack.env,
+                                                       check=True))
+            return refused.result(), checked.result(), time.monotonic()
+
+    first, others = side_by_side(lambda watch: run_playbook("site.yml", inventory, env=stack.env, on_line=watch),
+                                 second_and_check_mode, MARKER)
+    return first, others
+
+
+def test_a_second_site_run_is_refused_while_the_first_holds_the_lock(stack, beside_a_run):
+    first, others = beside_a_run
+    second, _checked, second_ended = others.run
     assert MARKER in first.run.stdout
     # The refusal at -vvv names the holder, and no secret.
-    assert_no_secret_printed(second.run, stack_secrets(stack), "site.yml -vvv refused by the run lock")
+    assert_no_secret_printed(second, stack_secrets(stack), "site.yml -vvv refused by the run lock")
     # They overlapped: the second started after the first took the lock and ended before the first did.
-    assert first.started < second.started and second.ended < first.ended, (first, second)
-    said = " ".join(second.run.output.split())
+    assert first.started < others.started and second_ended < first.ended, (first, others)
+    said = " ".join(second.output.split())
     assert "another run holds the federation's run lock (Lease kube-system/multicloud-federation-run on" in said, \
-        second.run.describe()
+        second.describe()
     assert "Wait until it ends, or, if it was cut off on another machine, set run_lock_break=true" in said
-    assert second.run.changed_tasks() == [], second.run.describe()
+    assert second.changed_tasks() == [], second.describe()
     # The refusal stopped every host of the play, not only the federation host: no member ran the step.
-    assert not [task for task in second.run.task_results() if task.role == "kruise"], second.run.describe()
+    assert not [task for task in second.task_results() if task.role == "kruise"], second.describe()
     assert first.run.returncode == 0 and first.run.changed == 0, first.run.describe()
     assert lock_holder(stack) is None, "site.yml did not release the run lock"
 
 
-def test_check_mode_beside_a_run_warns_instead_of_refusing(stack, converged_karmada):  # pylint: disable=unused-argument
-    inventory = stack_inventory(stack.env)
-    first, second = side_by_side(
-        lambda watch: run_playbook("site.yml", inventory, env=stack.env, on_line=watch),
-        lambda: run_playbook("playbooks/propagation_policy.yml", inventory, env=stack.env, check=True), MARKER)
-    assert second.ended < first.ended, (first, second)
-    assert "another run holds the federation's run lock" in " ".join(second.run.output.split()), second.run.describe()
-    assert second.run.changed == 0 and first.run.changed == 0
-    assert lock_holder(stack) is None
+def test_check_mode_beside_a_run_warns_instead_of_refusing(beside_a_run):
+    first, others = beside_a_run
+    _second, checked, _ended = others.run
+    assert others.ended < first.ended, (first, others)
+    assert "another run holds the federation's run lock" in " ".join(checked.output.split()), checked.describe()
+    assert checked.returncode == 0 and checked.changed == 0, checked.describe()
 
 
 def test_a_killed_runs_lock_is_taken_over_by_the_next_run_on_this_machine(stack, converged_karmada):  # pylint: disable=unused-argument

@@ -151,7 +151,7 @@ def test_a_member_apiserver_stopped_during_site_yml(stack, converged_karmada):  
     try:
         # At -vvv: what a run prints about a member it lost holds no secret either.
         run = run_playbook("site.yml", inventory, env=stack.env, on_line=outage.on_line, expect_failure=True,
-                           extra_vars={"verify_timeout": 30, "united_deployment_members_api_timeout": 30},
+                           extra_vars={"verify_timeout": 15, "united_deployment_members_api_timeout": 15},
                            verbosity=3)
     finally:
         outage.end()
