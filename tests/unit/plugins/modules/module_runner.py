@@ -24,6 +24,18 @@ def run_module(module, capsys, args):
     return result
 
 
+def connect_to(monkeypatch, module, cluster):
+    """Make the module's ``connect_control_plane`` return ``cluster``; the list returned receives the
+    name each connection was made as."""
+    names = []
+
+    def connect(_module, name):
+        names.append(name)
+        return cluster
+    monkeypatch.setattr(module, "connect_control_plane", connect)
+    return names
+
+
 def record_engine_choice(monkeypatch, module):
     """Wrap the module's ``federation_engine``; the dict returned receives the engine and
     karmada_version it was called with."""

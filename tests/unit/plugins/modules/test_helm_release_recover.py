@@ -19,18 +19,13 @@ from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.h
     SECRET_VALUE,
     release_secret,
 )
-from ansible_collections.multicloud.federation.tests.unit.plugins.modules.module_runner import run_module
+from ansible_collections.multicloud.federation.tests.unit.plugins.modules.module_runner import connect_to, run_module
 
 SECRET = "sh.helm.release.v1.kruise.v2"
 
 
 def run(capsys, monkeypatch, cluster, **args):
-    names = []
-
-    def connect(module, name):
-        names.append(name)
-        return cluster
-    monkeypatch.setattr(helm_release_recover, "connect_control_plane", connect)
+    names = connect_to(monkeypatch, helm_release_recover, cluster)
     monkeypatch.setattr(helm_release_recover, "recover", functools.partial(recover, now=NOW))
     args.setdefault("release_name", "kruise")
     args.setdefault("release_namespace", "default")

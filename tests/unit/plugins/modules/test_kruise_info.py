@@ -16,16 +16,11 @@ from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.k
     crd,
     kruise_member,
 )
-from ansible_collections.multicloud.federation.tests.unit.plugins.modules.module_runner import run_module
+from ansible_collections.multicloud.federation.tests.unit.plugins.modules.module_runner import connect_to, run_module
 
 
 def run(capsys, monkeypatch, cluster, **args):
-    names = []
-
-    def connect(module, name):
-        names.append(name)
-        return cluster
-    monkeypatch.setattr(kruise_info, "connect_control_plane", connect)
+    names = connect_to(monkeypatch, kruise_info, cluster)
     result = run_module(kruise_info, capsys, args)
     result["connected_as"] = names
     return result
