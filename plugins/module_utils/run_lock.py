@@ -61,7 +61,7 @@ def _boot_id(proc="/proc"):
         with open(os.path.join(proc, "sys", "kernel", "random", "boot_id")) as handle:
             return handle.read().strip()[:8]
     except (IOError, OSError):
-        return "noboot"
+        return "0"
 
 
 def run_identity(pid, host=None, proc="/proc"):
@@ -70,9 +70,13 @@ def run_identity(pid, host=None, proc="/proc"):
 
 
 def holder_gone(holder, host=None, proc="/proc"):
-    """True when the holder ran on this machine (same host name and boot) and its process is gone."""
+    """True when the holder ran on this machine (same host name and boot) and its process is gone.
+
+    A holder whose boot or start time could not be read (a controller without /proc, macOS) is never
+    judged gone: without them a live process could not be told from a dead one."""
     parts = (holder or "").split("/")
-    if len(parts) != 4 or parts[0] != (host or socket.gethostname()) or parts[1] != _boot_id(proc):
+    if len(parts) != 4 or parts[0] != (host or socket.gethostname()) or "0" in (parts[1], parts[3]) \
+            or parts[1] != _boot_id(proc):
         return False
     return _process_start(parts[2], proc) != parts[3]
 

@@ -74,6 +74,13 @@ def test_run_identity_names_the_process_by_host_boot_pid_and_start_time(proc):
     assert run_lock.holder_gone("someone else", host=HOST, proc=proc.path) is False
 
 
+def test_without_proc_no_holder_is_judged_gone(tmp_path):
+    """A controller without /proc (macOS) records boot and start time as 0: its live runs must keep their lock."""
+    holder = run_lock.run_identity(4242, host=HOST, proc=str(tmp_path))
+    assert holder == "%s/0/4242/0" % HOST
+    assert run_lock.holder_gone(holder, host=HOST, proc=str(tmp_path)) is False
+
+
 def test_a_free_lock_is_created_then_renewed_by_its_holder(proc):
     proc(10, 7)
     cluster = FakeCluster()
