@@ -134,6 +134,16 @@ def read_chart_archive(data):
     return files
 
 
+def read_chart(path):
+    """Files of a local chart: a chart directory or a chart archive (``helm package``/``helm pull``)."""
+    if os.path.isdir(path):
+        return read_chart_directory(path)
+    if os.path.isfile(path):
+        with open(path, "rb") as handle:
+            return read_chart_archive(handle.read())
+    raise ChartSourceError("chart source %s does not exist" % path)
+
+
 def read_chart_directory(directory):
     """Files of an unpacked chart directory, by relative path."""
     if not os.path.isfile(os.path.join(directory, "Chart.yaml")):
@@ -168,10 +178,11 @@ def check_chart_version(meta, version, src):
 
 
 def chart_metadata(files):
-    """name, version and kubeVersion read from Chart.yaml (line-based, top-level keys only)."""
+    """name, version, appVersion and kubeVersion read from Chart.yaml (line-based, top-level keys
+    only; "" for a key that is absent)."""
     text = files["Chart.yaml"].decode("utf-8")
     meta = {"kubeVersion": chart_kube_version(text)}
-    for key in ("name", "version"):
+    for key in ("name", "version", "appVersion"):
         match = re.search(r"^%s[ \t]*:[ \t]*(.*)$" % key, text, re.MULTILINE)
         value = match.group(1).strip() if match else ""
         if len(value) >= 2 and value[0] == value[-1] and value[0] in ("'", '"'):

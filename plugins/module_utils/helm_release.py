@@ -44,6 +44,20 @@ It never uninstalls the release (uninstalling Kruise's chart deletes its CRDs an
 UnitedDeployment with them). The release payload holds the chart values: it is decoded only to
 read the status, and no part of it is returned or put into a message.
 
+The same records tell whether the release already is what ``helm upgrade --install`` would make it:
+its last revision ``deployed`` from the chart of that name, version and appVersion, with exactly these
+user-supplied values (``config`` in the release JSON, what ``helm get values`` prints). That is
+kubernetes.core.helm's own test (``modules/helm.py default_check`` after ``get_release_status``, which
+lists deployed releases only); when it holds, kubernetes.core.helm changes nothing, so the roles skip
+it and the five helm processes it would start (version, list, get values, show chart, plugin list).
+With the helm-diff plugin, kubernetes.core.helm compares rendered manifests instead, which also
+notices a chart whose files changed under the same version: for a local chart (a directory or an
+archive, as air-gapped sites use, and the control plane's prepared chart) its templates and default
+values are compared too (the release JSON's ``chart.templates``, ``chart.values``; a chart with
+subcharts is left to Helm). A chart from a repository is known by name and version only: a published
+version does not change. Templates whose output depends on the cluster (``lookup``,
+``.Capabilities``) are not rendered here.
+
 A pending revision is also what a helm process that is running right now looks like. It is taken
 over only once it is ``grace`` seconds old, counted from the latest of ``info.last_deployed`` and
 the Secret's ``createdAt``/``modifiedAt`` labels, on this machine's clock. The Secret is read again
@@ -61,9 +75,17 @@ import calendar
 import gzip
 import io
 import json
+import os
 import re
 import time
 import zlib
+
+try:
+    import yaml
+except ImportError:  # kubernetes.core requires PyYAML; without it the default values are not compared
+    yaml = None
+
+from ansible_collections.multicloud.federation.plugins.module_utils.helm_chart import chart_metadata, read_chart
 
 
 SECRET_API = ("v1", "Secret")
@@ -215,14 +237,83 @@ def plan(release_name, namespace, secrets, grace, now):
     return summary, newest, release
 
 
-def recover(cluster, release_name, namespace, grace=DEFAULT_GRACE, check_mode=False, now=None):
+# --- whether an upgrade would change anything --------------------------------------------------------
+def desired_chart(chart_ref, chart_version=None, chart_repo_url=None):
+    """Name, version, appVersion, default values and templates (None: not known, not compared) of
+    the chart Helm would install, or None when it cannot be told here.
+
+    Like Helm (``pkg/action/install.go LocateChart``), a ``chart_ref`` that exists on disk is the
+    chart, unless a repository URL is given; it is read from its Chart.yaml. Otherwise (a chart in a
+    repository, ``repo/name``, ``oci://host/path/name``) the name is the reference's last segment and
+    the version ``chart_version``; None when no version is asked for (the newest, unknown here)."""
+    if chart_repo_url is None and os.path.exists(chart_ref):
+        files = read_chart(chart_ref)
+        if any(path.startswith("charts/") for path in files):
+            return None  # subcharts are not in the release JSON (pkg/chart/chart.go: dependencies unexported)
+        meta = chart_metadata(files)
+        if yaml is None:
+            return None
+        try:
+            values = yaml.safe_load(files.get("values.yaml") or b"") or {}
+        except yaml.YAMLError:
+            return None  # Helm will say what is wrong with it
+        return dict(name=meta["name"], version=meta["version"], app_version=meta["appVersion"], values=values,
+                    templates=dict((path, body) for path, body in files.items() if path.startswith("templates/")))
+    if not chart_version:
+        return None
+    return dict(name=chart_ref.rstrip("/").rpartition("/")[2], version=chart_version, app_version=None,
+                values=None, templates=None)
+
+
+def release_is_current(secrets, chart, values):
+    """Whether the newest revision among ``secrets`` is ``deployed`` from ``chart`` (desired_chart)
+    with exactly ``values`` as its user-supplied values (kubernetes.core.helm's default_check)."""
+    newest = newest_revision(secrets)
+    if newest is None or chart is None:
+        return False
+    try:
+        release = decode_release(newest)
+    except ReleaseError:
+        return False  # not what Helm writes: the upgrade decides
+    if release["info"]["status"] != "deployed":
+        return False
+    metadata = (release.get("chart") or {}).get("metadata") or {}
+    if metadata.get("name") != chart["name"] or metadata.get("version") != chart["version"]:
+        return False
+    # An empty appVersion is left out of the JSON (omitempty) and read as "" from Chart.yaml.
+    if chart["app_version"] is not None and (metadata.get("appVersion") or "") != chart["app_version"]:
+        return False
+    if chart["values"] is not None and ((release.get("chart") or {}).get("values") or {}) != chart["values"]:
+        return False
+    if chart["templates"] is not None and _release_templates(release) != chart["templates"]:
+        return False
+    return (release.get("config") or {}) == (values or {})
+
+
+def _release_templates(release):
+    """The chart templates stored in a release, by path: ``[{name, data}]``, data as Go writes []byte (base64)."""
+    try:
+        return dict((entry["name"], base64.b64decode(entry["data"] or ""))
+                    for entry in (release.get("chart") or {}).get("templates") or [])
+    except (KeyError, TypeError, ValueError, binascii.Error):
+        return None
+
+
+def recover(cluster, release_name, namespace, grace=DEFAULT_GRACE, check_mode=False, now=None, desired=None):
     """Read the release's revisions and remove a pending newest revision (see the module docstring).
     Returns ``(changed, summary)``; ``summary`` has name, namespace, revision, status_before,
-    status_after (``removed`` when it was) and pending_age, never any of the payload."""
+    status_after (``removed`` when it was), pending_age and up_to_date, never any of the payload.
+
+    ``desired`` (``chart``: desired_chart's answer, ``values``) asks whether the release, once
+    recovered, already is that chart with those values (``up_to_date``; None when not asked)."""
     check_release_name(release_name)
     now = time.time() if now is None else now
     secrets = cluster.list(*SECRET_API, namespace=namespace, label_selector="owner=helm,name=%s" % release_name)
     summary, secret, _release = plan(release_name, namespace, secrets, grace, now)
+    summary["up_to_date"] = None
+    if desired is not None:
+        remaining = [other for other in secrets if other is not secret]
+        summary["up_to_date"] = release_is_current(remaining, desired["chart"], desired["values"])
     if secret is None:
         return False, summary
     if not check_mode:

@@ -79,10 +79,10 @@ EXAMPLES = r"""
 
 RETURN = r"""
 chart:
-  description: name, version and kubeVersion of the source chart.
+  description: name, version, appVersion and kubeVersion of the source chart ("" for one it does not declare).
   returned: always
   type: dict
-  sample: {name: kruise, version: 1.8.3, kubeVersion: ">= 1.18.0-0"}
+  sample: {name: kruise, version: 1.8.3, appVersion: 1.8.3, kubeVersion: ">= 1.18.0-0"}
 kube_version_removed:
   description: Whether the prepared chart lacks the source chart's kubeVersion.
   returned: always
@@ -113,18 +113,8 @@ from ansible_collections.multicloud.federation.plugins.module_utils.helm_chart i
     check_chart_version,
     kube_version_removal,
     prepared_files,
-    read_chart_archive,
-    read_chart_directory,
+    read_chart,
 )
-
-
-def read_source(src):
-    if os.path.isdir(src):
-        return read_chart_directory(src)
-    if os.path.isfile(src):
-        with open(src, "rb") as handle:
-            return read_chart_archive(handle.read())
-    raise ChartSourceError("chart source %s does not exist" % src)
 
 
 def read_dest(dest):
@@ -174,7 +164,7 @@ def main():
     if params["remove_kube_version"] == "auto" and params["server_version"] is None:
         module.fail_json(msg="server_version is required with remove_kube_version=auto (it may be an empty string)")
     try:
-        files = read_source(params["src"])
+        files = read_chart(params["src"])
         meta = chart_metadata(files)
         check_chart_version(meta, params["version"], params["src"])
     except (ChartSourceError, IOError, OSError) as exc:

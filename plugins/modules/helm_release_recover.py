@@ -30,7 +30,13 @@ description:
     now; the module then fails, naming the release, namespace, revision, status and age, and changes nothing.
   - Never uninstalls the release, and removes no revision but a pending newest one. Any other status (or no
     release) is left alone.
-  - Only the release name, namespace, revision and statuses are returned; the stored release (which holds the
+  - Given the chart (O(chart_ref), O(chart_version), O(chart_repo_url)) and O(release_values) that
+    M(kubernetes.core.helm) is about to install, it also tells (RV(release.up_to_date)) whether the release,
+    once recovered, already is that chart with those values - its newest revision C(deployed) from a chart of
+    the same name, version and appVersion, with exactly those user-supplied values. That is
+    M(kubernetes.core.helm)'s own test (without the helm-diff plugin), so a role can skip the Helm task, and the
+    five helm processes it starts, when it would change nothing.
+  - Only the release name, namespace, revision, statuses and RV(release.up_to_date) are returned; the stored release (which holds the
     chart values) is never returned or logged.
 author:
   - multicloud.federation contributors (@multicloud-federation)
@@ -65,6 +71,24 @@ options:
         release. The roles pass C(kruise_pending_release_grace) and C(kruise_control_plane_pending_release_grace).
     type: int
     default: 300
+  chart_ref:
+    description:
+      - The chart M(kubernetes.core.helm) installs (its O(kubernetes.core.helm#module:chart_ref)). A path that
+        exists on this host (a chart directory or archive) is read from its C(Chart.yaml), unless
+        O(chart_repo_url) is set; otherwise the chart's name is the reference's last segment and its version
+        O(chart_version).
+      - Without it, RV(release.up_to_date) is null.
+    type: path
+  chart_version:
+    description: The chart version asked for; needed for a chart in a repository.
+    type: str
+  chart_repo_url:
+    description: The chart repository's URL, when O(chart_ref) is a chart name in it.
+    type: str
+  release_values:
+    description: The user-supplied values M(kubernetes.core.helm) passes (its O(kubernetes.core.helm#module:release_values)).
+    type: dict
+    default: {}
 requirements:
   - kubernetes >= 24.2.0
 notes:
@@ -80,23 +104,65 @@ EXAMPLES = r"""
     release_namespace: default
     pending_release_grace: 300
 
+- name: Recover the release, and tell whether it already is this chart with these values
+  multicloud.federation.helm_release_recover:
+    release_name: kruise
+    release_namespace: default
+    chart_ref: kruise
+    chart_repo_url: https://openkruise.github.io/charts/
+    chart_version: 1.8.3
+    release_values: {installation: {namespace: kruise-system}}
+  register: kruise_release_record
+
 - name: Install or upgrade the release
   kubernetes.core.helm:
     release_name: kruise
     release_namespace: default
-    chart_ref: openkruise/kruise
+    chart_ref: kruise
+    chart_repo_url: https://openkruise.github.io/charts/
+    chart_version: 1.8.3
+    release_values: {installation: {namespace: kruise-system}}
+  when: not kruise_release_record.release.up_to_date
 """
 
 RETURN = r"""
 release:
-  description:
-    - The release's newest revision; C(revision) and the statuses are null when the release does not exist.
-    - C(status_after) is C(removed) when the module removed (in check mode, would remove) the pending revision, else
-      the same as C(status_before). C(pending_age) is the age in seconds of a pending revision (null otherwise).
+  description: The release's newest revision, and how it compares with the chart and values asked about.
   returned: always
   type: dict
   sample: {name: kruise, namespace: default, revision: 3, status_before: pending-upgrade, status_after: removed,
-           pending_age: 912}
+           pending_age: 912, up_to_date: false}
+  contains:
+    name:
+      description: The release.
+      type: str
+      returned: always
+    namespace:
+      description: The release namespace.
+      type: str
+      returned: always
+    revision:
+      description: The newest revision; null when the release does not exist.
+      type: int
+      returned: always
+    status_before:
+      description: Its status; null when the release does not exist.
+      type: str
+      returned: always
+    status_after:
+      description: C(removed) when the module removed (in check mode, would remove) the pending revision, else the
+        same as RV(release.status_before).
+      type: str
+      returned: always
+    pending_age:
+      description: The age in seconds of a pending revision; null otherwise.
+      type: int
+      returned: always
+    up_to_date:
+      description: Whether the newest revision that remains is C(deployed) from the chart of O(chart_ref) with
+        exactly O(release_values), so that M(kubernetes.core.helm) would change nothing; null without O(chart_ref).
+      type: bool
+      returned: always
 """
 
 import copy
@@ -110,9 +176,11 @@ from ansible_collections.multicloud.federation.plugins.module_utils.cluster_acce
     ApiError,
     connect_control_plane,
 )
+from ansible_collections.multicloud.federation.plugins.module_utils.helm_chart import ChartSourceError
 from ansible_collections.multicloud.federation.plugins.module_utils.helm_release import (
     DEFAULT_GRACE,
     ReleaseError,
+    desired_chart,
     recover,
 )
 
@@ -123,6 +191,10 @@ def argspec():
         release_name=dict(type="str", required=True),
         release_namespace=dict(type="str", required=True),
         pending_release_grace=dict(type="int", default=DEFAULT_GRACE),
+        chart_ref=dict(type="path"),
+        chart_version=dict(type="str"),
+        chart_repo_url=dict(type="str"),
+        release_values=dict(type="dict", default={}),
     )
     return spec
 
@@ -134,9 +206,15 @@ def main():
         module.fail_json(msg="pending_release_grace must be 0 or more seconds, got %d" % params["pending_release_grace"])
     where = "context %s" % params["context"] if params.get("context") else "the cluster"
     try:
+        desired = None
+        if params["chart_ref"]:
+            desired = dict(chart=desired_chart(params["chart_ref"], params["chart_version"], params["chart_repo_url"]),
+                           values=params["release_values"])
         cluster = connect_control_plane(module, name=where)
         changed, release = recover(cluster, params["release_name"], params["release_namespace"],
-                                   params["pending_release_grace"], module.check_mode)
+                                   params["pending_release_grace"], module.check_mode, desired=desired)
+    except ChartSourceError as error:
+        module.fail_json(msg="cannot read the chart %s: %s" % (params["chart_ref"], error))
     except (AccessError, ApiError, ReleaseError) as error:
         module.fail_json(msg=str(error))
     result = dict(changed=changed, release=release)

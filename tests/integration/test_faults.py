@@ -99,7 +99,7 @@ def test_a_helm_upgrade_killed_mid_way_is_recovered(stack, converged_karmada):  
         recovered = run_playbook("playbooks/kruise.yml", inventory, env=stack.env, limit="karmada,idc1",
                                  extra_vars={"kruise_pending_release_grace": 0}, verbosity=3)
         assert_no_secret_printed(recovered, stack_secrets(stack), "kruise.yml -vvv recovering a pending release")
-        result = recovered.result("Recover the release from an interrupted install or upgrade", "idc1")
+        result = recovered.result("Recover the release from an interrupted install or upgrade, and compare it with the chart and values", "idc1")
         assert result["changed"] is True and result["release"]["status_before"] == "pending-upgrade", result
         assert pending not in revisions(member)
         statuses = {entry["status"] for entry in json.loads(

@@ -20,6 +20,7 @@ from ansible_collections.multicloud.federation.plugins.module_utils.helm_chart i
     helm_can_parse_version,
     kube_version_removal,
     prepared_files,
+    read_chart,
     read_chart_archive,
     remove_kube_version,
 )
@@ -103,7 +104,8 @@ def archive(files, top="kruise"):
 def test_chart_archive_is_read_without_its_top_directory():
     files = read_chart_archive(archive({"Chart.yaml": CHART_YAML.encode(), "templates/a.yaml": b"a: 1\n"}))
     assert sorted(files) == ["Chart.yaml", "templates/a.yaml"]
-    assert chart_metadata(files) == {"name": "kruise", "version": "1.8.3", "kubeVersion": ">= 1.18.0-0"}
+    assert chart_metadata(files) == {"name": "kruise", "version": "1.8.3", "appVersion": "1.8.3",
+                                     "kubeVersion": ">= 1.18.0-0"}
     patched = prepared_files(files, remove=True)
     assert b"kubeVersion" not in patched["Chart.yaml"]
     assert patched["templates/a.yaml"] == files["templates/a.yaml"]
@@ -134,3 +136,15 @@ def test_a_local_chart_of_another_version_is_refused_naming_both():
     with pytest.raises(ChartSourceError, match=r"/charts/kruise holds chart kruise 1\.9\.0, not version 9\.9\.9: "
                                                r"point the chart reference at a kruise 9\.9\.9 chart, or ask for version 1\.9\.0"):
         check_chart_version({"name": "kruise", "version": "1.9.0"}, "9.9.9", "/charts/kruise")
+
+
+def test_a_local_chart_is_read_from_a_directory_or_an_archive(tmp_path):
+    files = {"Chart.yaml": CHART_YAML.encode(), "templates/a.yaml": b"a: 1\n"}
+    (tmp_path / "kruise" / "templates").mkdir(parents=True)
+    for rel, body in files.items():
+        (tmp_path / "kruise" / rel).write_bytes(body)
+    (tmp_path / "kruise-1.8.3.tgz").write_bytes(archive(files))
+    assert read_chart(str(tmp_path / "kruise")) == files
+    assert read_chart(str(tmp_path / "kruise-1.8.3.tgz")) == files
+    with pytest.raises(ChartSourceError, match="does not exist"):
+        read_chart(str(tmp_path / "missing"))

@@ -20,6 +20,7 @@ from ansible_collections.multicloud.federation.plugins.module_utils import helm_
 from ansible_collections.multicloud.federation.plugins.module_utils.helm_release import (
     ReleaseError,
     decode_release,
+    desired_chart,
     parse_timestamp,
     recover,
 )
@@ -42,7 +43,7 @@ def test_no_release_changes_nothing():
     changed, summary = recover(cluster, "kruise", "default", now=NOW)
     assert changed is False and cluster.writes == []
     assert summary == {"name": "kruise", "namespace": "default", "revision": None, "status_before": None,
-                       "status_after": None, "pending_age": None}
+                       "status_after": None, "pending_age": None, "up_to_date": None}
 
 
 def test_deployed_release_changes_nothing():
@@ -62,7 +63,7 @@ def test_pending_install_older_than_the_grace_is_removed():
     changed, summary = recover(cluster, "kruise", "default", grace=300, now=NOW)
     assert changed is True
     assert summary == {"name": "kruise", "namespace": "default", "revision": 1, "status_before": "pending-install",
-                       "status_after": "removed", "pending_age": 900}
+                       "status_after": "removed", "pending_age": 900, "up_to_date": None}
     # No release any more: the next `helm upgrade --install` installs it.
     assert cluster.writes == [("delete", "Secret", "default", "sh.helm.release.v1.kruise.v1", False)]
     assert stored(cluster, "kruise", 1) is None
@@ -210,3 +211,106 @@ def test_parse_timestamp(text, expected):
 
 def test_the_default_grace_is_helms_default_timeout():
     assert helm_release.DEFAULT_GRACE == 300
+
+
+# --- up_to_date: kubernetes.core.helm's default_check, from the release records ------------------------
+KRUISE_1_9 = {"name": "kruise", "version": "1.9.0", "app_version": None, "values": None, "templates": None}
+VALUES = {"manager": {"password": SECRET_VALUE}}
+
+
+def revision(number, status, chart=None, config=None, seconds_ago=3600):
+    document = release_document("kruise", number, status, seconds_ago)
+    if chart is not None:
+        document["chart"] = chart
+    if config is not None:
+        document["config"] = config
+    return release_secret("kruise", number, status, data=helm_data(document))
+
+
+def up_to_date(secrets, chart=KRUISE_1_9, values=None, grace=300):
+    cluster = FakeCluster(objects=secrets)
+    desired = {"chart": chart, "values": VALUES if values is None else values}
+    return recover(cluster, "kruise", "default", grace=grace, now=NOW, desired=desired)[1]["up_to_date"]
+
+
+def test_a_deployed_release_of_the_same_chart_and_values_is_up_to_date():
+    assert up_to_date([revision(1, "superseded"), revision(2, "deployed")]) is True
+
+
+@pytest.mark.parametrize("secrets,chart,values", [
+    ([], KRUISE_1_9, None),  # not installed
+    ([revision(1, "deployed")], dict(KRUISE_1_9, version="1.8.3"), None),
+    ([revision(1, "deployed")], dict(KRUISE_1_9, name="kruise-fork"), None),
+    ([revision(1, "deployed", chart={"metadata": {"name": "kruise", "version": "1.9.0"}, "templates": "x"})],
+     dict(KRUISE_1_9, templates={}), None),  # templates not as Helm writes them
+    ([revision(1, "deployed")], KRUISE_1_9, {"manager": {"password": "another"}}),
+    ([revision(1, "deployed")], KRUISE_1_9, {"manager": {"password": SECRET_VALUE}, "daemon": {}}),
+    ([revision(1, "deployed", config={})], KRUISE_1_9, None),
+    ([revision(1, "deployed"), revision(2, "failed")], KRUISE_1_9, None),  # helm list --deployed lists nothing
+    ([revision(1, "uninstalled")], KRUISE_1_9, None),
+    ([revision(1, "deployed")], None, None),  # the chart is not known (a repository chart without a version)
+], ids=["not-installed", "other-version", "other-name", "templates-unreadable", "other-value", "one-value-more", "no-values-stored",
+        "last-failed", "uninstalled", "chart-unknown"])
+def test_anything_else_is_left_to_helm(secrets, chart, values):
+    assert up_to_date(secrets, chart, values) is False
+
+
+def test_app_version_is_compared_when_the_chart_says_it():
+    secrets = [revision(1, "deployed", chart={"metadata": {"name": "kruise", "version": "1.9.0", "appVersion": "1.9.0"}})]
+    assert up_to_date(secrets, dict(KRUISE_1_9, app_version="1.9.0")) is True
+    assert up_to_date(secrets, dict(KRUISE_1_9, app_version="1.9.1")) is False
+    # Helm leaves an empty appVersion out of the JSON; Chart.yaml without one reads as "".
+    assert up_to_date([revision(1, "deployed")], dict(KRUISE_1_9, app_version="")) is True
+
+
+def test_after_a_pending_revision_is_removed_the_one_before_it_counts():
+    secrets = [revision(1, "deployed"), revision(2, "pending-upgrade", config={"manager": {}}, seconds_ago=900)]
+    assert up_to_date(secrets) is True
+    assert up_to_date(secrets, values={"manager": {}}) is False
+
+
+def test_an_unreadable_revision_is_left_to_helm():
+    secrets = [release_secret("kruise", 1, "deployed", data="bm90IGhlbG0="), revision(2, "pending-upgrade", seconds_ago=900)]
+    assert up_to_date(secrets) is False
+
+
+def local_chart(tmp_path, values="manager:\n  replicas: 2\n"):
+    chart = tmp_path / "kruise"
+    (chart / "templates").mkdir(parents=True)
+    (chart / "Chart.yaml").write_text("apiVersion: v2\nname: kruise\nversion: 1.9.0\nappVersion: '1.9.0'\n")
+    (chart / "values.yaml").write_text(values)
+    (chart / "templates" / "manager.yaml").write_text("kind: Deployment\n")
+    return chart
+
+
+def stored_chart(template="kind: Deployment\n", replicas=2):
+    return {"metadata": {"name": "kruise", "version": "1.9.0", "appVersion": "1.9.0"},
+            "values": {"manager": {"replicas": replicas}},
+            "templates": [{"name": "templates/manager.yaml", "data": base64.b64encode(template.encode()).decode()}]}
+
+
+def test_a_local_chart_is_compared_by_its_templates_and_default_values_too(tmp_path):
+    chart = desired_chart(str(local_chart(tmp_path)), "1.9.0")
+    assert up_to_date([revision(1, "deployed", chart=stored_chart())], chart) is True
+    # A chart edited in place under the same version: helm-diff would see it, and so is it seen here.
+    assert up_to_date([revision(1, "deployed", chart=stored_chart(template="kind: DaemonSet\n"))], chart) is False
+    assert up_to_date([revision(1, "deployed", chart=stored_chart(replicas=3))], chart) is False
+
+
+def test_a_chart_with_subcharts_or_unreadable_values_is_left_to_helm(tmp_path):
+    assert desired_chart(str(local_chart(tmp_path, values="manager: [\n")), "1.9.0") is None
+    (tmp_path / "kruise" / "values.yaml").write_text("{}\n")
+    (tmp_path / "kruise" / "charts" / "sub").mkdir(parents=True)
+    (tmp_path / "kruise" / "charts" / "sub" / "Chart.yaml").write_text("name: sub\nversion: 1.0.0\n")
+    assert desired_chart(str(tmp_path / "kruise"), "1.9.0") is None
+
+
+def test_the_chart_is_read_from_disk_or_named_by_its_reference(tmp_path):
+    chart = local_chart(tmp_path)
+    assert desired_chart(str(chart), "1.9.0") == {
+        "name": "kruise", "version": "1.9.0", "app_version": "1.9.0", "values": {"manager": {"replicas": 2}},
+        "templates": {"templates/manager.yaml": b"kind: Deployment\n"}}
+    assert desired_chart("kruise", "1.9.0", "https://openkruise.github.io/charts/") == KRUISE_1_9
+    assert desired_chart("openkruise/kruise", "1.9.0") == KRUISE_1_9
+    assert desired_chart("oci://registry.example/charts/kruise", "1.9.0") == KRUISE_1_9
+    assert desired_chart("kruise", None, "https://openkruise.github.io/charts/") is None

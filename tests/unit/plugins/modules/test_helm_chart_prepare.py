@@ -44,7 +44,7 @@ def test_empty_git_version_removes_kube_version_once(capsys, tmp_path, chart_dir
     dest = str(tmp_path / "prepared")
     first = run(capsys, src=str(chart_dir), dest=dest, server_version="")
     assert first["rc"] == 0 and first["changed"] is True and first["kube_version_removed"] is True
-    assert first["chart"] == {"name": "kruise", "version": "1.9.0", "kubeVersion": ">= 1.16.0-0"}
+    assert first["chart"] == {"name": "kruise", "version": "1.9.0", "appVersion": "", "kubeVersion": ">= 1.16.0-0"}
     assert "empty gitVersion" in first["reason"]
     with open(os.path.join(dest, "Chart.yaml"), "rb") as handle:
         assert handle.read() == b"apiVersion: v2\nname: kruise\nversion: 1.9.0\n"
