@@ -53,6 +53,7 @@ from ansible.utils.vars import merge_hash
 # forked workers inherit them: the linear and free strategies load a task's action plugin in the
 # controller process (to read BYPASS_HOST_LOOP) before they fork its workers.
 from ansible_collections.kubernetes.core.plugins.module_utils.k8s import core as _k8s_core  # noqa: F401 pylint: disable=unused-import
+from ansible_collections.kubernetes.core.plugins.module_utils.k8s import runner as _k8s_runner  # noqa: F401 pylint: disable=unused-import
 from ansible_collections.multicloud.federation.plugins.module_utils import cluster_access  # noqa: F401 pylint: disable=unused-import
 
 display = Display()
@@ -65,26 +66,32 @@ IN_PROCESS_VAR = 'multicloud_federation_in_process'
 MODULE_PROFILE = 'legacy'
 
 
-class InProcessModuleAction(ActionBase):
-    """The action plugin of every module of this collection."""
+class InProcessExecution:
+    """``_execute_module`` in the worker when that changes nothing, for any action plugin.
 
-    _supports_check_mode = True
-    _supports_async = True
+    Mixed in before an action plugin class (ActionBase or one that extends it, such as
+    kubernetes.core's), it replaces only how the module runs; the plugin's own work before and after
+    (kubernetes.core's template and src handling, for one) is unchanged. ``MODULE`` names the module
+    to run when it is not the task's action (a documented alias of another collection's module).
+    """
 
-    def run(self, tmp=None, task_vars=None):
-        result = super().run(tmp, task_vars)
-        del tmp
+    MODULE = None
+
+    def _execute_module(self, module_name=None, module_args=None, tmp=None, task_vars=None, persist_files=False,
+                        delete_remote_tmp=None, wrap_async=False, ignore_unknown_opts=False):
+        module_name = self.MODULE or module_name or self._task.action
         task_vars = task_vars or {}
         reason = self._out_of_process_reason(task_vars)
         if reason:
-            display.vvvv('%s runs as a separate process: %s' % (self._task.action, reason),
+            display.vvvv('%s runs as a separate process: %s' % (module_name, reason),
                          host=self._play_context.remote_addr)
-            result = merge_hash(result, self._execute_module(task_vars=task_vars, wrap_async=self._task.async_val))
-            if not self._task.async_val:
-                self._remove_tmp_path(self._connection._shell.tmpdir)
-            return result
-        display.vvvv('%s runs in the worker process' % self._task.action, host=self._play_context.remote_addr)
-        return merge_hash(result, self._execute_module_in_process(task_vars))
+            return super()._execute_module(module_name=module_name, module_args=module_args, tmp=tmp,
+                                           task_vars=task_vars, persist_files=persist_files,
+                                           delete_remote_tmp=delete_remote_tmp, wrap_async=wrap_async,
+                                           ignore_unknown_opts=ignore_unknown_opts)
+        display.vvvv('%s runs in the worker process' % module_name, host=self._play_context.remote_addr)
+        module_args = dict(self._task.args if module_args is None else module_args)
+        return self._execute_module_in_process(module_name, module_args, task_vars, ignore_unknown_opts)
 
     def _out_of_process_reason(self, task_vars):
         """Why this task's module must run as its own process, or None when it need not."""
@@ -106,10 +113,9 @@ class InProcessModuleAction(ActionBase):
             return 'ansible_python_interpreter (%s) is not the controller\'s Python (%s)' % (interpreter, sys.executable)
         return None
 
-    def _execute_module_in_process(self, task_vars):
-        module_args = dict(self._task.args)
-        self._update_module_args(self._task.action, module_args, task_vars)
-        module_name = self._module_import_name()
+    def _execute_module_in_process(self, module_name, module_args, task_vars, ignore_unknown_opts=False):
+        self._update_module_args(module_name, module_args, task_vars, ignore_unknown_opts=ignore_unknown_opts)
+        import_name = self._module_import_name(module_name)
         module_tmpdir = tempfile.mkdtemp(prefix='ansible-moduletmp-')
         try:
             # The module creates its temporary files here instead of under remote_tmp, where it
@@ -117,7 +123,7 @@ class InProcessModuleAction(ActionBase):
             module_args['_ansible_tmpdir'] = module_tmpdir
             encoder = get_module_encoder(MODULE_PROFILE, Direction.CONTROLLER_TO_MODULE)
             arguments = json.dumps({'ANSIBLE_MODULE_ARGS': module_args}, cls=encoder).encode()
-            stdout, stderr, rc = _run_main(module_name, arguments)
+            stdout, stderr, rc = _run_main(import_name, arguments)
         finally:
             shutil.rmtree(module_tmpdir, ignore_errors=True)
         returned = dict(rc=rc, stdout=stdout, stdout_lines=stdout.splitlines(),
@@ -127,10 +133,25 @@ class InProcessModuleAction(ActionBase):
         outcome.remove_internal_keys()
         return outcome.as_result_dict(for_round_trip=True)
 
-    def _module_import_name(self):
+    def _module_import_name(self, module_name):
         context = self._shared_loader_obj.module_loader.find_plugin_with_context(
-            self._task.action, collection_list=self._task.collections)
+            module_name, collection_list=self._task.collections)
         return context.plugin_resolved_name
+
+
+class InProcessModuleAction(InProcessExecution, ActionBase):
+    """The action plugin of every module of this collection."""
+
+    _supports_check_mode = True
+    _supports_async = True
+
+    def run(self, tmp=None, task_vars=None):
+        result = super().run(tmp, task_vars)
+        del tmp
+        result = merge_hash(result, self._execute_module(task_vars=task_vars, wrap_async=self._task.async_val))
+        if not self._task.async_val:
+            self._remove_tmp_path(self._connection._shell.tmpdir)
+        return result
 
 
 def _is_this_python(interpreter):

@@ -32,6 +32,9 @@ CLUSTER_MODULES = {
         "k8s", "k8s_info", "k8s_json_patch", "k8s_exec", "k8s_log", "k8s_scale", "k8s_drain",
         "k8s_rollback", "k8s_service", "k8s_cp", "helm", "helm_info", "helm_plugin",
     )
+} | {
+    # kubernetes.core.k8s and k8s_info, run in the worker (plugins/action/k8s.py): the same module code.
+    "multicloud.federation.k8s", "multicloud.federation.k8s_info",
 }
 INCLUDES = {"ansible.builtin.include_tasks", "ansible.builtin.import_tasks"}
 

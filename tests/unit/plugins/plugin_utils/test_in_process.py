@@ -11,6 +11,7 @@ import importlib
 import json
 import os
 import sys
+from types import SimpleNamespace
 
 import pytest
 
@@ -122,3 +123,62 @@ def test_anything_but_the_controller_s_own_python_locally_runs_as_a_separate_pro
 def test_the_controller_s_own_python_locally_runs_in_the_worker(in_process):
     vars_ = {"ansible_python_interpreter": sys.executable}
     assert in_process.InProcessModuleAction._out_of_process_reason(runner_stub(), vars_) is None
+
+
+def execution_under(in_process, reason):
+    """An action plugin class as plugins/action/k8s.py composes it: the mixin over a plugin whose own
+    _execute_module (here a recorder) is what a separate process would run."""
+    calls = []
+
+    class PluginBelow:
+        def _execute_module(self, **kwargs):
+            calls.append(("process", kwargs["module_name"], kwargs["module_args"]))
+            return {"ran": "process"}
+
+    class Action(in_process.InProcessExecution, PluginBelow):
+        MODULE = "kubernetes.core.k8s"
+
+        def __init__(self):
+            self._task = SimpleNamespace(action="multicloud.federation.k8s", args={"state": "present"})
+            self._play_context = SimpleNamespace(remote_addr="idc1")
+
+        def _out_of_process_reason(self, task_vars):
+            return reason
+
+        def _execute_module_in_process(self, module_name, module_args, task_vars, ignore_unknown_opts=False):
+            calls.append(("worker", module_name, module_args))
+            return {"ran": "worker"}
+
+    return Action(), calls
+
+
+def test_an_alias_runs_the_module_it_names_in_the_worker(in_process):
+    action, calls = execution_under(in_process, None)
+    # kubernetes.core's action plugin passes the task's action and the arguments it prepared (template, src).
+    assert action._execute_module(module_name="multicloud.federation.k8s", module_args={"definition": {}},
+                                  task_vars={}) == {"ran": "worker"}
+    assert calls == [("worker", "kubernetes.core.k8s", {"definition": {}})]
+
+
+def test_an_alias_falls_back_to_the_plugin_below_it_as_a_separate_process(in_process):
+    action, calls = execution_under(in_process, "the connection is ssh, not local")
+    assert action._execute_module(module_name="multicloud.federation.k8s", module_args={"definition": {}},
+                                  task_vars={}) == {"ran": "process"}
+    assert calls == [("process", "kubernetes.core.k8s", {"definition": {}})]
+
+
+def test_without_arguments_the_task_s_own_are_run(in_process):
+    action, calls = execution_under(in_process, None)
+    action._execute_module(task_vars={})
+    assert calls == [("worker", "kubernetes.core.k8s", {"state": "present"})]
+    assert action._task.args == {"state": "present"}  # a copy was handed on
+
+
+def test_the_collection_s_k8s_actions_are_kubernetes_core_s_with_the_worker_execution(in_process):
+    from ansible_collections.kubernetes.core.plugins.action import k8s as core_k8s, k8s_info as core_k8s_info
+    from ansible_collections.multicloud.federation.plugins.action import k8s, k8s_info
+    for ours, theirs, module in ((k8s, core_k8s, "kubernetes.core.k8s"),
+                                 (k8s_info, core_k8s_info, "kubernetes.core.k8s_info")):
+        assert ours.ActionModule.MODULE == module
+        mro = ours.ActionModule.__mro__
+        assert mro.index(in_process.InProcessExecution) < mro.index(theirs.ActionModule)
