@@ -51,10 +51,11 @@ kubernetes.core.helm's own test (``modules/helm.py default_check`` after ``get_r
 lists deployed releases only); when it holds, kubernetes.core.helm changes nothing, so the roles skip
 it and the five helm processes it would start (version, list, get values, show chart, plugin list).
 With the helm-diff plugin, kubernetes.core.helm compares rendered manifests instead, which also
-notices a chart whose files changed under the same version: for a local chart (a directory or an
-archive, as air-gapped sites use, and the control plane's prepared chart) its templates and default
-values are compared too (the release JSON's ``chart.templates``, ``chart.values``; a chart with
-subcharts is left to Helm). A chart from a repository is known by name and version only: a published
+notices a chart whose files changed under the same version, and fails on a kubeVersion the server
+does not satisfy: for a local chart (a directory or an archive, as air-gapped sites use, and the
+control plane's prepared chart) its kubeVersion, templates and default values are compared too (the
+release JSON's ``chart.metadata``, ``chart.templates``, ``chart.values``; a chart with subcharts is
+left to Helm). A chart from a repository is known by name and version only: a published
 version does not change. Templates whose output depends on the cluster (``lookup``,
 ``.Capabilities``) are not rendered here.
 
@@ -72,6 +73,7 @@ __metaclass__ = type
 import base64
 import binascii
 import calendar
+import copy
 import gzip
 import io
 import json
@@ -89,6 +91,11 @@ from ansible_collections.multicloud.federation.plugins.module_utils.helm_chart i
 
 
 SECRET_API = ("v1", "Secret")
+CRD_API = ("apiextensions.k8s.io/v1", "CustomResourceDefinition")
+# pkg/action/validate.go: the ownership metadata Helm sets on the objects of a release.
+MANAGED_BY_LABEL, MANAGED_BY_HELM = "app.kubernetes.io/managed-by", "Helm"
+RELEASE_NAME_ANNOTATION = "meta.helm.sh/release-name"
+RELEASE_NAMESPACE_ANNOTATION = "meta.helm.sh/release-namespace"
 STORAGE_TYPE = "sh.helm.release.v1"
 PENDING = ("pending-install", "pending-upgrade", "pending-rollback")
 REMOVED = "removed"
@@ -239,7 +246,7 @@ def plan(release_name, namespace, secrets, grace, now):
 
 # --- whether an upgrade would change anything --------------------------------------------------------
 def desired_chart(chart_ref, chart_version=None, chart_repo_url=None):
-    """Name, version, appVersion, default values and templates (None: not known, not compared) of
+    """Name, version, appVersion, kubeVersion, default values and templates (None: not known, not compared) of
     the chart Helm would install, or None when it cannot be told here.
 
     Like Helm (``pkg/action/install.go LocateChart``), a ``chart_ref`` that exists on disk is the
@@ -257,12 +264,13 @@ def desired_chart(chart_ref, chart_version=None, chart_repo_url=None):
             values = yaml.safe_load(files.get("values.yaml") or b"") or {}
         except yaml.YAMLError:
             return None  # Helm will say what is wrong with it
-        return dict(name=meta["name"], version=meta["version"], app_version=meta["appVersion"], values=values,
+        return dict(name=meta["name"], version=meta["version"], app_version=meta["appVersion"],
+                    kube_version=meta["kubeVersion"], values=values,
                     templates=dict((path, body) for path, body in files.items() if path.startswith("templates/")))
     if not chart_version:
         return None
     return dict(name=chart_ref.rstrip("/").rpartition("/")[2], version=chart_version, app_version=None,
-                values=None, templates=None)
+                kube_version=None, values=None, templates=None)
 
 
 def release_is_current(secrets, chart, values):
@@ -283,6 +291,10 @@ def release_is_current(secrets, chart, values):
     # An empty appVersion is left out of the JSON (omitempty) and read as "" from Chart.yaml.
     if chart["app_version"] is not None and (metadata.get("appVersion") or "") != chart["app_version"]:
         return False
+    # A kubeVersion added or removed changes no manifest, but Helm checks it against the server on every
+    # upgrade (helm-diff's too): a chart that Helm would refuse here is not taken as installed.
+    if chart["kube_version"] is not None and (metadata.get("kubeVersion") or "") != chart["kube_version"]:
+        return False
     if chart["values"] is not None and ((release.get("chart") or {}).get("values") or {}) != chart["values"]:
         return False
     if chart["templates"] is not None and _release_templates(release) != chart["templates"]:
@@ -299,24 +311,73 @@ def _release_templates(release):
         return None
 
 
+# --- the release's CustomResourceDefinitions -------------------------------------------------------
+def manifest_crds(release):
+    """The CustomResourceDefinitions in a release's ``manifest`` (the chart's templated CRDs; those of a
+    chart's ``crds/`` directory are installed once and are not in it: pkg/action/install.go installCRDs)."""
+    if yaml is None:
+        return []
+    try:
+        documents = list(yaml.safe_load_all(release.get("manifest") or ""))
+    except yaml.YAMLError:
+        return []
+    return [document for document in documents
+            if isinstance(document, dict) and document.get("kind") == "CustomResourceDefinition"
+            and str(document.get("apiVersion", "")).startswith(CRD_API[0].partition("/")[0] + "/")
+            and isinstance(document.get("metadata"), dict) and document["metadata"].get("name")]
+
+
+def owned_by_release(body, release_name, namespace):
+    """``body`` with the ownership Helm gives every object it creates (pkg/action/validate.go
+    setMetadataVisitor: the managed-by label and the release name and namespace annotations), so that
+    the next ``helm upgrade`` takes it as the release's own."""
+    body = copy.deepcopy(body)
+    metadata = body["metadata"]
+    metadata["labels"] = dict(metadata.get("labels") or {}, **{MANAGED_BY_LABEL: MANAGED_BY_HELM})
+    metadata["annotations"] = dict(metadata.get("annotations") or {},
+                                   **{RELEASE_NAME_ANNOTATION: release_name, RELEASE_NAMESPACE_ANNOTATION: namespace})
+    return body
+
+
+def missing_crds(cluster, secrets):
+    """The CRDs of the newest revision among ``secrets`` that the cluster does not have."""
+    newest = newest_revision(secrets)
+    if newest is None:
+        return []
+    try:
+        release = decode_release(newest)
+    except ReleaseError:
+        return []
+    return [crd for crd in manifest_crds(release) if cluster.get(CRD_API[0], CRD_API[1], crd["metadata"]["name"]) is None]
+
+
 def recover(cluster, release_name, namespace, grace=DEFAULT_GRACE, check_mode=False, now=None, desired=None):
     """Read the release's revisions and remove a pending newest revision (see the module docstring).
     Returns ``(changed, summary)``; ``summary`` has name, namespace, revision, status_before,
-    status_after (``removed`` when it was), pending_age and up_to_date, never any of the payload.
+    status_after (``removed`` when it was), pending_age, up_to_date and crds_recreated, never any of
+    the payload.
 
     ``desired`` (``chart``: desired_chart's answer, ``values``) asks whether the release, once
-    recovered, already is that chart with those values (``up_to_date``; None when not asked)."""
+    recovered, already is that chart with those values (``up_to_date``; None when not asked). When it
+    is, no ``helm upgrade`` will run, and one that ran would create the objects of the release that
+    are missing, CRDs included (pkg/kube/client.go Update creates a target it cannot find): the
+    release's CRDs that were deleted (by hand, a cleanup, a ``kubectl delete -f``) are created here
+    from its manifest instead (``crds_recreated``). Only CRDs: every custom resource hangs on them,
+    while other objects of a release may be removed on purpose (the control plane's webhook
+    configurations)."""
     check_release_name(release_name)
     now = time.time() if now is None else now
     secrets = cluster.list(*SECRET_API, namespace=namespace, label_selector="owner=helm,name=%s" % release_name)
     summary, secret, _release = plan(release_name, namespace, secrets, grace, now)
+    remaining = [other for other in secrets if other is not secret]
     summary["up_to_date"] = None
     if desired is not None:
-        remaining = [other for other in secrets if other is not secret]
         summary["up_to_date"] = release_is_current(remaining, desired["chart"], desired["values"])
-    if secret is None:
-        return False, summary
-    if not check_mode:
+    missing = missing_crds(cluster, remaining) if summary["up_to_date"] else []
+    summary["crds_recreated"] = sorted(crd["metadata"]["name"] for crd in missing)
+    if check_mode:
+        return bool(secret is not None or missing), summary
+    if secret is not None:
         name = secret["metadata"]["name"]
         current = cluster.get(SECRET_API[0], SECRET_API[1], name, namespace)
         if current is None or current["metadata"].get("resourceVersion") != secret["metadata"].get("resourceVersion"):
@@ -325,4 +386,6 @@ def recover(cluster, release_name, namespace, grace=DEFAULT_GRACE, check_mode=Fa
                 "process is working on it; nothing was changed. Run again when it is done."
                 % (release_name, namespace, summary["revision"]))
         cluster.delete(SECRET_API[0], SECRET_API[1], name, namespace)
-    return True, summary
+    for crd in missing:
+        cluster.create(owned_by_release(crd, release_name, namespace))
+    return bool(secret is not None or missing), summary

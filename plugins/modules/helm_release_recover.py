@@ -10,7 +10,7 @@ __metaclass__ = type
 DOCUMENTATION = r"""
 ---
 module: helm_release_recover
-short_description: Take over a Helm release left pending by an interrupted install, upgrade or rollback
+short_description: Take over a Helm release left pending by an interrupted operation, and restore its deleted CRDs
 version_added: 0.3.0
 description:
   - A C(helm install), C(upgrade) or C(rollback) that is killed (the controller lost, a Ctrl-C, an AWX job
@@ -36,7 +36,12 @@ description:
     the same name, version and appVersion, with exactly those user-supplied values. That is
     M(kubernetes.core.helm)'s own test (without the helm-diff plugin), so a role can skip the Helm task, and the
     five helm processes it starts, when it would change nothing.
-  - Only the release name, namespace, revision, statuses and RV(release.up_to_date) are returned; the stored release (which holds the
+  - When the release is up to date, no C(helm upgrade) runs, and one that ran would create the objects of the
+    release that are missing. The release's CustomResourceDefinitions that were deleted (by hand, by a cleanup)
+    are therefore created here from the release's manifest, with the ownership metadata Helm gives them
+    (RV(release.crds_recreated)). Only CRDs - every custom resource hangs on them, while other objects of a
+    release may be removed on purpose (the federation control plane's webhook configurations).
+  - Only the release name, namespace, revision, statuses, RV(release.up_to_date) and CRD names are returned; the stored release (which holds the
     chart values) is never returned or logged.
 author:
   - multicloud.federation contributors (@multicloud-federation)
@@ -46,7 +51,8 @@ extends_documentation_fragment:
 attributes:
   check_mode:
     support: full
-    details: Reports whether it would remove the pending revision (C(changed)), and writes nothing.
+    details: Reports whether it would remove the pending revision or create missing CRDs (C(changed)), and writes
+      nothing.
   diff_mode:
     support: full
     details: The revision's status before and after.
@@ -131,7 +137,7 @@ release:
   returned: always
   type: dict
   sample: {name: kruise, namespace: default, revision: 3, status_before: pending-upgrade, status_after: removed,
-           pending_age: 912, up_to_date: false}
+           pending_age: 912, up_to_date: false, crds_recreated: []}
   contains:
     name:
       description: The release.
@@ -163,6 +169,13 @@ release:
         exactly O(release_values), so that M(kubernetes.core.helm) would change nothing; null without O(chart_ref).
       type: bool
       returned: always
+    crds_recreated:
+      description: The release's CustomResourceDefinitions that were missing and were (in check mode, would be)
+        created from its manifest; only looked for when RV(release.up_to_date) is true.
+      type: list
+      elements: str
+      returned: always
+      sample: [uniteddeployments.apps.kruise.io]
 """
 
 import copy

@@ -9,6 +9,9 @@ converged, so that test_drift.py after it finds no rows of its own:
   revision is younger than its grace period, naming it, and recovers with a grace of 0;
 - a member's kube-apiserver stopped while site.yml runs: that member is reported failed with the
   reason, the other member completes its part, and a rerun after the restart converges;
+- a member's UnitedDeployment CRD deleted between two runs: the next run creates it again from the
+  release's manifest (no helm upgrade would: the release itself did not change), the federated
+  UnitedDeployment comes back on that member, and the run after that changes nothing;
 
 Not here: the stack's one etcd killed while site.yml runs. Tried: the run fails with messages (no
 traceback) and the rerun applies everything, but after even a few seconds without etcd every member's
@@ -165,3 +168,31 @@ def test_a_member_apiserver_stopped_during_site_yml(stack, converged_karmada):  
     assert run.stats["test-ucs"].failed == 0 and run.stats["test-ucs"].unreachable == 0, run.describe()
     rerun = run_playbook("site.yml", inventory, env=stack.env)
     assert rerun.returncode == 0, rerun.describe()
+
+
+UNITED_DEPLOYMENT_CRD = "uniteddeployments.apps.kruise.io"
+RECOVER_TASK = "Recover the release from an interrupted install or upgrade, and compare it with the chart and values"
+
+
+def test_kruise_crds_deleted_between_two_runs(stack, converged_karmada):  # pylint: disable=unused-argument
+    """A member's UnitedDeployment CRD deleted (by hand, a cleanup script) takes the member's
+    UnitedDeployment and its pods with it. Neither kubernetes.core.helm's check nor helm-diff looks at
+    live objects, so no upgrade would bring it back: the kruise step creates it from the release's
+    manifest, and Karmada's copy of the UnitedDeployment comes back with it."""
+    inventory = stack_inventory(stack.env)
+    member = stack.member("idc1")
+    member.kubectl("delete", "crd", UNITED_DEPLOYMENT_CRD, "--wait=true")
+    assert member.kubectl("get", "crd", UNITED_DEPLOYMENT_CRD, check=False).returncode != 0
+
+    run = run_playbook("site.yml", inventory, env=stack.env)
+    assert run.returncode == 0, run.describe()
+    restored = run.result(RECOVER_TASK, "idc1")
+    assert restored["changed"] is True and restored["release"]["crds_recreated"] == [UNITED_DEPLOYMENT_CRD], restored
+    assert run.result(RECOVER_TASK, "test-ucs")["changed"] is False
+    crd = member.get("crd", UNITED_DEPLOYMENT_CRD)
+    assert crd["metadata"]["annotations"]["meta.helm.sh/release-name"] == RELEASE
+    assert crd["metadata"]["labels"]["app.kubernetes.io/managed-by"] == "Helm"
+    # verify passed (the run's exit status): Karmada put the UnitedDeployment back on idc1.
+    assert member.get("uniteddeployment", "demo", "-n", "default")["metadata"]["name"] == "demo"
+    again = run_playbook("site.yml", inventory, env=stack.env)
+    assert again.changed == 0, again.describe()

@@ -43,7 +43,8 @@ def test_no_release_changes_nothing():
     changed, summary = recover(cluster, "kruise", "default", now=NOW)
     assert changed is False and cluster.writes == []
     assert summary == {"name": "kruise", "namespace": "default", "revision": None, "status_before": None,
-                       "status_after": None, "pending_age": None, "up_to_date": None}
+                       "status_after": None, "pending_age": None, "up_to_date": None,
+                       "crds_recreated": []}
 
 
 def test_deployed_release_changes_nothing():
@@ -63,7 +64,8 @@ def test_pending_install_older_than_the_grace_is_removed():
     changed, summary = recover(cluster, "kruise", "default", grace=300, now=NOW)
     assert changed is True
     assert summary == {"name": "kruise", "namespace": "default", "revision": 1, "status_before": "pending-install",
-                       "status_after": "removed", "pending_age": 900, "up_to_date": None}
+                       "status_after": "removed", "pending_age": 900, "up_to_date": None,
+                       "crds_recreated": []}
     # No release any more: the next `helm upgrade --install` installs it.
     assert cluster.writes == [("delete", "Secret", "default", "sh.helm.release.v1.kruise.v1", False)]
     assert stored(cluster, "kruise", 1) is None
@@ -214,7 +216,8 @@ def test_the_default_grace_is_helms_default_timeout():
 
 
 # --- up_to_date: kubernetes.core.helm's default_check, from the release records ------------------------
-KRUISE_1_9 = {"name": "kruise", "version": "1.9.0", "app_version": None, "values": None, "templates": None}
+KRUISE_1_9 = {"name": "kruise", "version": "1.9.0", "app_version": None, "kube_version": None, "values": None,
+              "templates": None}
 VALUES = {"manager": {"password": SECRET_VALUE}}
 
 
@@ -227,7 +230,11 @@ def revision(number, status, chart=None, config=None, seconds_ago=3600):
     return release_secret("kruise", number, status, data=helm_data(document))
 
 
-def up_to_date(secrets, chart=KRUISE_1_9, values=None, grace=300):
+KRUISE_CHART = object()  # up_to_date's default: KRUISE_1_9 (a dict default would be shared between calls)
+
+
+def up_to_date(secrets, chart=KRUISE_CHART, values=None, grace=300):
+    chart = KRUISE_1_9 if chart is KRUISE_CHART else chart
     cluster = FakeCluster(objects=secrets)
     desired = {"chart": chart, "values": VALUES if values is None else values}
     return recover(cluster, "kruise", "default", grace=grace, now=NOW, desired=desired)[1]["up_to_date"]
@@ -297,6 +304,18 @@ def test_a_local_chart_is_compared_by_its_templates_and_default_values_too(tmp_p
     assert up_to_date([revision(1, "deployed", chart=stored_chart(replicas=3))], chart) is False
 
 
+def test_a_local_chart_with_another_kube_version_is_left_to_helm(tmp_path):
+    # The control plane's chart prepared with kubeVersion kept: Helm checks it on the upgrade and may refuse it.
+    chart_dir = local_chart(tmp_path)
+    (chart_dir / "Chart.yaml").write_text("apiVersion: v2\nname: kruise\nversion: 1.9.0\nappVersion: '1.9.0'\n"
+                                          "kubeVersion: '>= 1.18.0-0'\n")
+    chart = desired_chart(str(chart_dir), "1.9.0")
+    assert up_to_date([revision(1, "deployed", chart=stored_chart())], chart) is False
+    stored = stored_chart()
+    stored["metadata"]["kubeVersion"] = ">= 1.18.0-0"
+    assert up_to_date([revision(1, "deployed", chart=stored)], chart) is True
+
+
 def test_a_chart_with_subcharts_or_unreadable_values_is_left_to_helm(tmp_path):
     assert desired_chart(str(local_chart(tmp_path, values="manager: [\n")), "1.9.0") is None
     (tmp_path / "kruise" / "values.yaml").write_text("{}\n")
@@ -308,9 +327,66 @@ def test_a_chart_with_subcharts_or_unreadable_values_is_left_to_helm(tmp_path):
 def test_the_chart_is_read_from_disk_or_named_by_its_reference(tmp_path):
     chart = local_chart(tmp_path)
     assert desired_chart(str(chart), "1.9.0") == {
-        "name": "kruise", "version": "1.9.0", "app_version": "1.9.0", "values": {"manager": {"replicas": 2}},
+        "name": "kruise", "version": "1.9.0", "app_version": "1.9.0", "kube_version": "",
+        "values": {"manager": {"replicas": 2}},
         "templates": {"templates/manager.yaml": b"kind: Deployment\n"}}
     assert desired_chart("kruise", "1.9.0", "https://openkruise.github.io/charts/") == KRUISE_1_9
     assert desired_chart("openkruise/kruise", "1.9.0") == KRUISE_1_9
     assert desired_chart("oci://registry.example/charts/kruise", "1.9.0") == KRUISE_1_9
     assert desired_chart("kruise", None, "https://openkruise.github.io/charts/") is None
+
+
+# --- the release's CRDs, restored when no upgrade will run ---------------------------------------------
+CRD = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+       "metadata": {"name": "uniteddeployments.apps.kruise.io", "labels": {"app": "kruise"}},
+       "spec": {"group": "apps.kruise.io", "names": {"kind": "UnitedDeployment", "plural": "uniteddeployments"}}}
+MANIFEST = ("---\n# Source: kruise/templates/crds.yaml\n" + json.dumps(CRD)
+            + "\n---\n# Source: kruise/templates/webhook.yaml\napiVersion: admissionregistration.k8s.io/v1\n"
+            "kind: ValidatingWebhookConfiguration\nmetadata:\n  name: kruise-validating-webhook-configuration\n")
+
+
+def with_manifest(number, status, manifest=MANIFEST, seconds_ago=3600, config=None):
+    document = release_document("kruise", number, status, seconds_ago)
+    document["manifest"] = manifest
+    if config is not None:
+        document["config"] = config
+    return release_secret("kruise", number, status, data=helm_data(document))
+
+
+def recover_desired(cluster, values=None, check_mode=False):
+    desired = {"chart": KRUISE_1_9, "values": VALUES if values is None else values}
+    return recover(cluster, "kruise", "default", now=NOW, desired=desired, check_mode=check_mode)
+
+
+def test_a_deleted_crd_of_an_up_to_date_release_is_created_as_helm_would():
+    cluster = FakeCluster(objects=[with_manifest(1, "deployed")])
+    changed, summary = recover_desired(cluster)
+    assert changed is True and summary["up_to_date"] is True
+    assert summary["crds_recreated"] == ["uniteddeployments.apps.kruise.io"]
+    created = cluster.get("apiextensions.k8s.io/v1", "CustomResourceDefinition", "uniteddeployments.apps.kruise.io")
+    assert created["spec"] == CRD["spec"]
+    assert created["metadata"]["labels"] == {"app": "kruise", "app.kubernetes.io/managed-by": "Helm"}
+    assert created["metadata"]["annotations"] == {"meta.helm.sh/release-name": "kruise",
+                                                  "meta.helm.sh/release-namespace": "default"}
+    # Only the CRD: the webhook configuration of the manifest is left as it is (deleted on purpose on a control plane).
+    assert [write[:2] for write in cluster.writes] == [("create", "CustomResourceDefinition")]
+    assert recover_desired(cluster) == (False, dict(summary, crds_recreated=[]))
+
+
+def test_check_mode_names_the_crd_and_creates_nothing():
+    cluster = FakeCluster(objects=[with_manifest(1, "deployed")])
+    changed, summary = recover_desired(cluster, check_mode=True)
+    assert changed is True and summary["crds_recreated"] == ["uniteddeployments.apps.kruise.io"]
+    assert cluster.writes == []
+
+
+def test_crds_are_left_to_the_upgrade_when_one_will_run():
+    cluster = FakeCluster(objects=[with_manifest(1, "deployed")])
+    changed, summary = recover_desired(cluster, values={"manager": {}})
+    assert (changed, summary["up_to_date"], summary["crds_recreated"]) == (False, False, [])
+    assert cluster.writes == []
+
+
+def test_a_manifest_that_is_not_yaml_restores_nothing():
+    cluster = FakeCluster(objects=[with_manifest(1, "deployed", manifest="a: [")])
+    assert recover_desired(cluster)[1]["crds_recreated"] == []

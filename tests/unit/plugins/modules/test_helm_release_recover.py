@@ -45,7 +45,7 @@ def test_a_pending_revision_past_the_grace_is_removed(capsys, monkeypatch):
     assert result["rc"] == 0 and result["changed"] is True and result["connected_as"] == ["context idc1"]
     assert result["release"] == {"name": "kruise", "namespace": "default", "revision": 2,
                                  "status_before": "pending-upgrade", "status_after": "removed", "pending_age": 900,
-                                 "up_to_date": None}
+                                 "up_to_date": None, "crds_recreated": []}
     assert result["diff"] == {"before": {"status": "pending-upgrade"}, "after": {"status": "removed"}}
     assert cluster.get("v1", "Secret", SECRET, "default") is None
     assert SECRET_VALUE not in json.dumps(result)
