@@ -492,8 +492,9 @@ def _inline(mapping):
 # --- gathering the live objects and waiting ------------------------------------------------------
 
 # The pause between two looks grows from the module's poll_interval up to this (or poll_interval
-# when that is longer): a split that settles late is not read every few seconds for minutes.
-MAX_POLL_INTERVAL = 10
+# when that is longer): a split that settles late is not read every second for minutes, and one that
+# settles soon is seen within a few seconds (one look reads a handful of objects per cluster).
+MAX_POLL_INTERVAL = 5
 
 
 def _selector_string(match_labels):

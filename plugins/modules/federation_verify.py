@@ -87,10 +87,10 @@ options:
     default: 300
   poll_interval:
     description:
-      - Seconds between the first two looks; each following pause is half as long again, up to 10 seconds (or this
+      - Seconds between the first two looks; each following pause is half as long again, up to 5 seconds (or this
         value when it is longer).
     type: int
-    default: 3
+    default: 1
   report_dir:
     description: Directory for C(verify-<namespace>-<name>.md) and C(.svg); no report when unset.
     type: path
@@ -213,7 +213,7 @@ def argspec():
         karmada_version=dict(type="str"),
         virtual_kubelet_node_label=dict(type="dict", default={"key": "type", "value": "virtual-kubelet"}),
         timeout=dict(type="int", default=300),
-        poll_interval=dict(type="int", default=3),
+        poll_interval=dict(type="int", default=1),
         report_dir=dict(type="path"),
     )
     return args

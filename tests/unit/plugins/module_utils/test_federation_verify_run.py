@@ -78,7 +78,7 @@ def test_a_missing_template_is_reported_until_the_timeout(fake_time):
     assert result is None and problems == ["the UnitedDeployment default/demo does not exist on the control plane"]
     assert waited == 30.0
     # Backoff from poll_interval, and the last pause cut to keep the deadline.
-    assert fake_time.pauses[:3] == [3, 4.5, 6.75] and sum(fake_time.pauses) == 30
+    assert fake_time.pauses[:3] == [3, 4.5, 5] and sum(fake_time.pauses) == 30
 
 
 def test_an_unreadable_member_is_a_finding_and_is_read_again(fake_time):
