@@ -2,7 +2,8 @@
 # Copyright: multicloud.federation contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 
-"""Run this collection's modules inside Ansible's worker process when that changes nothing.
+"""Run this collection's modules, and kubernetes.core's k8s and k8s_info, inside Ansible's worker
+process when that changes nothing.
 
 Why: every task of the collection runs on a local connection with the playbook's own Python
 (``ansible_python_interpreter: "{{ ansible_playbook_python }}"``). A normal module run starts a
@@ -21,6 +22,10 @@ controller (``module_utils.common.warnings``), so they are shown at once instead
 result. ansible.netcommon's
 ``network`` action plugin runs modules in the worker for the same reason (its ``import_modules``
 option); ansible-core's ``AnsibleModule._record_module_result`` hook exists for it.
+
+``InProcessExecution`` replaces only an action plugin's ``_execute_module``, so it also sits on top
+of kubernetes.core's own action plugin (plugins/action/k8s.py, k8s_info.py: the ``template`` and
+``src`` handling stays theirs) and runs kubernetes.core's module code unchanged.
 
 In-process execution is used only when the module would run in the same place, as the same user,
 with the same Python and environment anyway: a local connection, no become, no async, no task
