@@ -12,6 +12,12 @@ converged, so that test_drift.py after it finds no rows of its own:
 - a member's UnitedDeployment CRD deleted between two runs: the next run creates it again from the
   release's manifest (no helm upgrade would: the release itself did not change), the federated
   UnitedDeployment comes back on that member, and the run after that changes nothing;
+- idc1's kruise-manager stopped while a UnitedDeployment is scaled: the kruise step reports idc1 not
+  ready, test-ucs goes on, verify names idc1's share that did not follow; with the manager back, a
+  rerun converges;
+- karmada-scheduler stopped while a UnitedDeployment is scaled: verify says that the scheduler has not
+  observed the ResourceBinding's new generation, within its timeout, and a rerun converges once the
+  scheduler is back (Karmada only: KubeAdmiral's scheduler runs inside its one controller-manager);
 
 Not here: the stack's one etcd killed while site.yml runs. Tried: the run fails with messages (no
 traceback) and the rerun applies everything, but after even a few seconds without etcd every member's
@@ -34,7 +40,7 @@ import threading
 import time
 
 import yaml
-from conftest import stack_cli
+from conftest import stack_cli, wait_for
 from tests.integration.playbook_runner import run_playbook, stack_inventory
 from tests.integration.secret_scan import assert_no_secret_printed, stack_secrets
 
@@ -184,8 +190,9 @@ def test_kruise_crds_deleted_between_two_runs(stack, converged_karmada):  # pyli
     member.kubectl("delete", "crd", UNITED_DEPLOYMENT_CRD, "--wait=true")
     assert member.kubectl("get", "crd", UNITED_DEPLOYMENT_CRD, check=False).returncode != 0
 
-    run = run_playbook("site.yml", inventory, env=stack.env)
+    run = run_playbook("site.yml", inventory, env=stack.env, verbosity=3)
     assert run.returncode == 0, run.describe()
+    assert_no_secret_printed(run, stack_secrets(stack), "site.yml -vvv restoring a deleted CRD")
     restored = run.result(RECOVER_TASK, "idc1")
     assert restored["changed"] is True and restored["release"]["crds_recreated"] == [UNITED_DEPLOYMENT_CRD], restored
     assert run.result(RECOVER_TASK, "test-ucs")["changed"] is False
@@ -196,3 +203,64 @@ def test_kruise_crds_deleted_between_two_runs(stack, converged_karmada):  # pyli
     assert member.get("uniteddeployment", "demo", "-n", "default")["metadata"]["name"] == "demo"
     again = run_playbook("site.yml", inventory, env=stack.env)
     assert again.changed == 0, again.describe()
+
+
+def test_the_karmada_scheduler_stopped_while_a_united_deployment_is_scaled(stack, converged_karmada):  # pylint: disable=unused-argument
+    """karmada-scheduler down: nothing divides the new replica count among the members. verify says what is
+    pending, within its timeout, and a rerun once the scheduler is back converges. Karmada only:
+    KubeAdmiral's scheduler is a controller inside its one controller-manager, which also syncs
+    everything else."""
+    inventory = stack_inventory(stack.env)
+    kill(stack, "karmada.karmada-scheduler")
+    try:
+        run = run_playbook("site.yml", inventory, env=stack.env, expect_failure=True,
+                           extra_vars={"united_deployment_replicas": 9, "verify_timeout": 20}, verbosity=3)
+    finally:
+        stack_cli("up")
+    assert_no_secret_printed(run, stack_secrets(stack), "site.yml -vvv with karmada-scheduler stopped")
+    said = " ".join(run.output.split())
+    assert run.failed_hosts() == ["karmada"], run.describe()
+    assert "the scheduler has not observed the ResourceBinding's generation" in said, run.describe()
+    verified = run.result("Verify each UnitedDeployment's split across clusters and subsets", "karmada")
+    assert verified["results"][0]["waited"] <= 20 + 5, verified
+    # Back to the inventory's replicas, with the scheduler running again.
+    rerun = run_playbook("site.yml", inventory, env=stack.env)
+    assert rerun.returncode == 0, rerun.describe()
+
+
+MANAGER_DEPLOYMENT = "kruise-controller-manager"
+
+
+def manager_replicas(member) -> int:
+    return member.get("deployment", MANAGER_DEPLOYMENT, "-n", "kruise-system")["spec"]["replicas"]
+
+
+def test_kruise_manager_stopped_in_one_member(stack, converged_karmada):  # pylint: disable=unused-argument
+    """idc1's kruise-manager gone while the UnitedDeployment is scaled (its Deployment scaled to 0, so
+    that the stack's kubelet stops the process for good, as a crash-looping manager would be). Its
+    webhooks refuse every change to a UnitedDeployment there: the kruise step reports idc1 not ready,
+    test-ucs goes on, and verify names idc1's share that did not follow, within its timeout. With the
+    manager back, a rerun converges."""
+    inventory = stack_inventory(stack.env)
+    member = stack.member("idc1")
+    replicas = manager_replicas(member)
+    member.kubectl("scale", "deployment", MANAGER_DEPLOYMENT, "-n", "kruise-system", "--replicas=0")
+    try:
+        wait_for(lambda: "idc1.kruise-manager" not in stack.records(), "idc1's kruise-manager stopped", timeout=120)
+        run = run_playbook("site.yml", inventory, env=stack.env, expect_failure=True,
+                           extra_vars={"united_deployment_replicas": 9, "kruise_wait_timeout": 20,
+                                       "verify_timeout": 30}, verbosity=3)
+    finally:
+        member.kubectl("scale", "deployment", MANAGER_DEPLOYMENT, "-n", "kruise-system", f"--replicas={replicas}")
+    assert_no_secret_printed(run, stack_secrets(stack), "site.yml -vvv with idc1's kruise-manager stopped")
+    said = " ".join(run.output.split())
+    assert "idc1" in run.failed_hosts() and run.stats["test-ucs"].failed == 0, run.describe()
+    kruise = run.result("Wait until Kruise admits UnitedDeployments (CRDs Established, webhook caBundles, "
+                        "dry-run create)", "idc1")
+    assert kruise["failed"] and kruise["problems"], kruise
+    verified = run.result("Verify each UnitedDeployment's split across clusters and subsets", "karmada")
+    assert verified["failed"] and "idc1" in json.dumps(verified["results"][0]["msg"]), verified
+    assert "test-ucs" not in run.failed_hosts(), said
+    wait_for(lambda: "idc1.kruise-manager" in stack.records(), "idc1's kruise-manager back", timeout=120)
+    rerun = run_playbook("site.yml", inventory, env=stack.env)
+    assert rerun.returncode == 0, rerun.describe()
