@@ -18,11 +18,10 @@ converged, so that test_drift.py after it finds no rows of its own:
 - karmada-scheduler stopped while a UnitedDeployment is scaled: verify says that the scheduler has not
   observed the ResourceBinding's new generation, within its timeout, and a rerun converges once the
   scheduler is back (Karmada only: KubeAdmiral's scheduler runs inside its one controller-manager);
-
-Not here: the stack's one etcd killed while site.yml runs. Tried: the run fails with messages (no
-traceback) and the rerun applies everything, but after even a few seconds without etcd every member's
-node controller marks the pods NotReady, and the stack's KWOK "kubelet" never reports them Ready
-again (a real kubelet would), so verify cannot pass on the stack afterwards.
+- the stack's one etcd (every apiserver's storage) killed while site.yml applies a new replica count
+  and started 5 s later: no task crashes, the rerun applies the count, and the run after it changes
+  nothing. The stack's kwok reports pods Ready again after the node controllers marked them NotReady
+  (tests/stack/kwok_stages.yaml), as a kubelet would.
 
 Elsewhere: the webhook removal aimed at a member is refused (test_kruise.py), an adoption that would
 restart pods is refused before any change (test_federalize.py), a join into a Terminating namespace
@@ -129,19 +128,21 @@ def kill(stack, component: str) -> int:
 
 class Outage:
     """A component killed when a run prints ``at`` and started again (``python -m tests.stack up``, in a
-    thread, so that the run goes on meanwhile) when it prints ``until`` - a short outage, as a process
-    that crashes and is restarted by its supervisor: longer, and the members' node controllers would
-    mark every node NotReady."""
+    thread, so that the run goes on meanwhile) when it prints ``until``, or ``seconds`` after the kill -
+    a short outage, as a process that crashes and is restarted by its supervisor."""
 
-    def __init__(self, stack, component: str, at: str, until: str):
-        self.stack, self.component, self.at, self.until = stack, component, at, until
+    def __init__(self, stack, component: str, at: str, until: str | None = None, seconds: float | None = None):
+        self.stack, self.component, self.at, self.until, self.seconds = stack, component, at, until, seconds
         self.killed = None
         self.restarter = None
 
     def on_line(self, line, _proc):
         if self.killed is None and self.at in line:
             self.killed = kill(self.stack, self.component)
-        elif self.killed is not None and self.restarter is None and self.until in line:
+            if self.seconds is not None:
+                self.restarter = threading.Timer(self.seconds, stack_cli, args=("up",))
+                self.restarter.start()
+        elif self.killed is not None and self.restarter is None and self.until and self.until in line:
             self.restarter = threading.Thread(target=stack_cli, args=("up",))
             self.restarter.start()
 
@@ -264,3 +265,39 @@ def test_kruise_manager_stopped_in_one_member(stack, converged_karmada):  # pyli
     wait_for(lambda: "idc1.kruise-manager" in stack.records(), "idc1's kruise-manager back", timeout=120)
     rerun = run_playbook("site.yml", inventory, env=stack.env)
     assert rerun.returncode == 0, rerun.describe()
+
+
+UNITED_DEPLOYMENT_APPLY = "TASK [multicloud.federation.united_deployment : Apply the UnitedDeployments on the Karmada control plane]"
+# What a module that crashed instead of reporting prints (Ansible's wrappers around an uncaught exception).
+CRASHED = ("Traceback (most recent call last)", "MODULE FAILURE", "An exception occurred during task execution")
+
+
+def test_the_stack_s_etcd_restarted_while_site_yml_scales(stack, converged_karmada):  # pylint: disable=unused-argument
+    """The stack's one etcd (the storage of every apiserver: Karmada's and both members') killed as the
+    UnitedDeployment step applies a new replica count, and started again 5 s later. The run may fail or
+    ride it out, but every task ends with a message, not a crash; the rerun applies the new count and
+    verify passes; the run after that changes nothing, so the outage left nothing half-applied. Pods the
+    members' node controllers marked NotReady meanwhile are Ready again through the stack's
+    kwok_stages.yaml, as a kubelet would report them."""
+    inventory = stack_inventory(stack.env)
+    scaled = {"united_deployment_replicas": 9}
+    outage = Outage(stack, "etcd", UNITED_DEPLOYMENT_APPLY, seconds=5)
+    secrets = stack_secrets(stack)
+    try:
+        run = run_playbook("site.yml", inventory, env=stack.env, on_line=outage.on_line, expect_failure=None,
+                           extra_vars={**scaled, "verify_timeout": 60}, verbosity=3)
+    finally:
+        outage.end()
+    assert outage.killed, "site.yml never reached the UnitedDeployment step"
+    assert_no_secret_printed(run, secrets, "site.yml -vvv with the stack's etcd restarted")
+    for crash in CRASHED:
+        assert crash not in run.output, run.describe()
+    try:
+        rerun = run_playbook("site.yml", inventory, env=stack.env, extra_vars=scaled)
+        assert rerun.returncode == 0, rerun.describe()
+        again = run_playbook("site.yml", inventory, env=stack.env, extra_vars=scaled)
+        assert again.changed == 0, again.describe()
+    finally:
+        # Back to the inventory's replicas, for the tests after this one.
+        back = run_playbook("site.yml", inventory, env=stack.env)
+    assert back.returncode == 0, back.describe()

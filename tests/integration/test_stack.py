@@ -105,6 +105,28 @@ def test_member_nodes_shape(stack):
         assert node["status"]["allocatable"]["pods"] != "1M", "allocatable must be realistic, not KWOK's default"
 
 
+def test_a_pod_marked_not_ready_is_ready_again(stack):
+    """What the node lifecycle controller does to every pod of a node whose lease lapsed (MarkPodsNotReady:
+    Ready False, phase still Running) is undone as a kubelet would, by tests/stack/kwok_stages.yaml."""
+    member = stack.member("idc1")
+    name = "stack-ready-again"
+    member.kubectl("delete", "pod", name, "-n", "default", "--ignore-not-found", "--wait=true")
+    member.apply({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "default"},
+                  "spec": {"nodeName": "idc1-node-a", "containers": [{"name": "c", "image": "registry.invalid/c:1"}]}})
+    try:
+        wait_for(lambda: ready_condition(member.get("pod", name, "-n", "default")), f"{name} Ready", timeout=60,
+                 interval=0.5)
+        marked = member.kubectl("patch", "pod", name, "-n", "default", "--subresource=status", "--type=strategic",
+                                "-o", "json", "-p", json.dumps({"status": {"conditions": [
+                                    {"type": "Ready", "status": "False", "reason": "NodeNotReady"}]}}))
+        assert not ready_condition(json.loads(marked.stdout)), marked.stdout
+        wait_for(lambda: ready_condition(member.get("pod", name, "-n", "default")), f"{name} Ready again",
+                 timeout=30, interval=0.5)
+        assert member.get("pod", name, "-n", "default")["status"]["phase"] == "Running"
+    finally:
+        member.kubectl("delete", "pod", name, "-n", "default", "--ignore-not-found", "--wait=false")
+
+
 def test_inventory_is_generated(stack):
     inventory = yaml.safe_load(Path(stack.env["MCF_STACK_INVENTORY"]).read_text())
     members = inventory["all"]["children"]["members"]["hosts"]

@@ -13,7 +13,8 @@ Flags follow the upstream deploy manifests, with addresses made local and every 
   and ``--root-ca-file`` (karmadactl join waits for the token Secret, karmada
   ``pkg/util/serviceaccount.go``).
 - kwok: ``sigs.k8s.io/kwok pkg/kwok/cmd/root.go``; stages come from ``--config`` because the
-  standalone binary has none built in.
+  standalone binary has none built in: kwokctl's defaults (build.py) and the stack's own
+  ``kwok_stages.yaml`` (pods Ready again after the node controller marked them NotReady).
 - kruise-manager: kruise ``main.go`` flags and ``pkg/webhook/util/util.go`` environment (started by
   the supervisor's kubelet loop, see ``kruise_kubelet.py``), the build of the pod's image tag (v1.9.0
   or the runbook's v1.5.1: their flags and environment are the same).
@@ -49,6 +50,8 @@ from tests.stack.topology import (EXTERNAL_ADDRESS, INTERNAL_ADDRESS, KARMADA_EN
                                   kubeadmiral_ports)
 
 KARMADA = "karmada"
+# The stack's own kwok stages (see the file), beside kwokctl's defaults that the build writes.
+STACK_KWOK_STAGES = Path(__file__).with_name("kwok_stages.yaml")
 KUBEADMIRAL = KUBEADMIRAL_HOST
 SERVICE_ACCOUNT_ISSUER = "https://kubernetes.default.svc.cluster.local"
 # artifacts/deploy/kube-controller-manager.yaml: only what a control plane without nodes needs.
@@ -318,7 +321,7 @@ class Components(EngineChoice):
         return ProcessSpec(
             name=f"{m.name}.kwok",
             argv=[self.bin("kwok"), f"--kubeconfig={self.kubeconfig(m.name)}", f"--config={self.layout.kwok_stages}",
-                  "--manage-all-nodes=false",
+                  f"--config={STACK_KWOK_STAGES}", "--manage-all-nodes=false",
                   "--manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake",
                   f"--cidr={m.pod_cidr}", f"--server-address={INTERNAL_ADDRESS}:{port}",
                   # The node-heartbeat-with-lease stage leaves heartbeats to node leases; kwokctl
