@@ -9,9 +9,10 @@ converged, so that test_drift.py after it finds no rows of its own:
   revision is younger than its grace period, naming it, and recovers with a grace of 0;
 - a member's kube-apiserver stopped while site.yml runs: that member is reported failed with the
   reason, the other member completes its part, and a rerun after the restart converges;
-- a member's UnitedDeployment CRD deleted between two runs: the next run creates it again from the
-  release's manifest (no helm upgrade would: the release itself did not change), the federated
-  UnitedDeployment comes back on that member, and the run after that changes nothing;
+- a member's UnitedDeployment CRD deleted during a run, once the kruise step has checked the release:
+  the step's wait names the missing CRD on that member, the other member completes; the rerun creates
+  it again from the release's manifest (no helm upgrade would: the release itself did not change), the
+  federated UnitedDeployment comes back on that member, and the run after that changes nothing;
 - idc1's kruise-manager stopped while a UnitedDeployment is scaled: the kruise step reports idc1 not
   ready, test-ucs goes on, verify names idc1's share that did not follow; with the manager back, a
   rerun converges;
@@ -181,26 +182,43 @@ UNITED_DEPLOYMENT_CRD = "uniteddeployments.apps.kruise.io"
 RECOVER_TASK = "Recover the release from an interrupted install or upgrade, and compare it with the chart and values"
 
 
-def test_kruise_crds_deleted_between_two_runs(stack, converged_karmada):  # pylint: disable=unused-argument
-    """A member's UnitedDeployment CRD deleted (by hand, a cleanup script) takes the member's
-    UnitedDeployment and its pods with it. Neither kubernetes.core.helm's check nor helm-diff looks at
-    live objects, so no upgrade would bring it back: the kruise step creates it from the release's
-    manifest, and Karmada's copy of the UnitedDeployment comes back with it."""
+def test_kruise_crds_deleted_during_a_run(stack, converged_karmada):  # pylint: disable=unused-argument
+    """A member's UnitedDeployment CRD deleted (by hand, a cleanup script) while site.yml runs, after the
+    kruise step checked the release on idc1 and before it waits for Kruise. The CRD takes the member's
+    UnitedDeployment and its pods with it. The wait names the missing CRD on idc1 within its timeout and
+    test-ucs completes. Neither kubernetes.core.helm's check nor helm-diff looks at live objects, so no
+    upgrade would bring the CRD back: the rerun's kruise step creates it from the release's manifest,
+    Karmada's copy of the UnitedDeployment comes back with it, and the run after that changes nothing.
+    (Deleted between two runs is the rerun's half of this.)"""
     inventory = stack_inventory(stack.env)
     member = stack.member("idc1")
-    member.kubectl("delete", "crd", UNITED_DEPLOYMENT_CRD, "--wait=true")
-    assert member.kubectl("get", "crd", UNITED_DEPLOYMENT_CRD, check=False).returncode != 0
+    deleted = []
 
-    run = run_playbook("site.yml", inventory, env=stack.env, verbosity=3)
-    assert run.returncode == 0, run.describe()
-    assert_no_secret_printed(run, stack_secrets(stack), "site.yml -vvv restoring a deleted CRD")
-    restored = run.result(RECOVER_TASK, "idc1")
+    def delete_the_crd(line, _proc):
+        if not deleted and KRUISE_STEP in line:
+            member.kubectl("delete", "crd", UNITED_DEPLOYMENT_CRD, "--wait=false")
+            deleted.append(line)
+
+    run = run_playbook("site.yml", inventory, env=stack.env, on_line=delete_the_crd, expect_failure=True,
+                       extra_vars={"kruise_wait_timeout": 15, "verify_timeout": 30,
+                                   "united_deployment_members_api_timeout": 15}, verbosity=3)
+    assert deleted, "site.yml never reached the kruise step"
+    assert_no_secret_printed(run, stack_secrets(stack), "site.yml -vvv with a CRD deleted during the run")
+    assert "idc1" in run.failed_hosts() and run.stats["test-ucs"].failed == 0, run.describe()
+    waited = run.result("Wait until Kruise admits UnitedDeployments (CRDs Established, webhook caBundles, "
+                        "dry-run create)", "idc1")
+    assert waited["failed"] and f"CRD {UNITED_DEPLOYMENT_CRD} does not exist" in waited["msg"], waited
+    assert "after 15 seconds" in waited["msg"], waited
+
+    rerun = run_playbook("site.yml", inventory, env=stack.env)
+    assert rerun.returncode == 0, rerun.describe()
+    restored = rerun.result(RECOVER_TASK, "idc1")
     assert restored["changed"] is True and restored["release"]["crds_recreated"] == [UNITED_DEPLOYMENT_CRD], restored
-    assert run.result(RECOVER_TASK, "test-ucs")["changed"] is False
+    assert rerun.result(RECOVER_TASK, "test-ucs")["changed"] is False
     crd = member.get("crd", UNITED_DEPLOYMENT_CRD)
     assert crd["metadata"]["annotations"]["meta.helm.sh/release-name"] == RELEASE
     assert crd["metadata"]["labels"]["app.kubernetes.io/managed-by"] == "Helm"
-    # verify passed (the run's exit status): Karmada put the UnitedDeployment back on idc1.
+    # verify passed (the rerun's exit status): Karmada put the UnitedDeployment back on idc1.
     assert member.get("uniteddeployment", "demo", "-n", "default")["metadata"]["name"] == "demo"
     again = run_playbook("site.yml", inventory, env=stack.env)
     assert again.changed == 0, again.describe()
