@@ -1,13 +1,19 @@
 """Helpers for the federalization and member_join integration tests: run a playbook of the collection
 against the local stack (through the suite's one runner, playbook_runner), and build the reference
-runbook's objects."""
+runbook's objects, and lose the controller in the middle of a migration on either engine."""
 
 from __future__ import annotations
 
 import base64
+import json
+import os
+import signal
+import threading
+import time
 from pathlib import Path
 
-from tests.integration.playbook_runner import PlaybookRun, run_playbook, stack_inventory
+from tests.integration.conftest import stack_cli, wait_for
+from tests.integration.playbook_runner import PlaybookRecordError, PlaybookRun, run_playbook, stack_inventory
 
 
 def playbook(env: dict, name: str, extra_vars: dict | None = None, check: bool = False, diff: bool = False,
@@ -40,6 +46,94 @@ def serves_united_deployment(karmada, cluster, api_version):
     return ready and any(group["groupVersion"] == api_version and any(r["kind"] == "UnitedDeployment"
                                                                       for r in group.get("resources") or [])
                          for group in status.get("apiEnablements") or [])
+
+
+def _descendants(pid: int) -> list[int]:
+    try:
+        children = [int(child) for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except OSError:
+        return []
+    return children + [grandchild for child in children for grandchild in _descendants(child)]
+
+
+def kill_the_controller(proc) -> None:
+    """ansible-playbook and its workers, at once: the controller lost (a node gone, a job killed hard).
+    Killing ansible-playbook alone would leave the worker that runs the module to finish its move."""
+    processes = [proc.pid, *_descendants(proc.pid)]
+    for pid in processes:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+def kill_once(marker: str, cut_reached, what: str):
+    """An on_line callback: once the run prints marker, wait until cut_reached() (e.g. the target added
+    beside the source in the placement), then kill the controller."""
+    def on_line(line, proc):
+        if marker in line:
+            wait_for(cut_reached, what, timeout=120, interval=0.5)
+            kill_the_controller(proc)
+    return on_line
+
+
+def ready_copies(cluster, name: str, namespace: str) -> int:
+    """Ready replicas of a Deployment, 0 when there is none (read once: it may go between two reads)."""
+    found = cluster.kubectl("get", "deployment", name, "-n", namespace, "-o", "json", "--ignore-not-found").stdout
+    return json.loads(found).get("status", {}).get("readyReplicas", 0) if found.strip() else 0
+
+
+class ReadyCopiesWatch:
+    """The ready copies of a Deployment summed over clusters, read twice a second in a thread from
+    start() to stop(). A read that fails stops the watch and is kept in errors: a watch that stopped
+    proves nothing, so the tests fail on it."""
+
+    def __init__(self, clusters, name: str, namespace: str):
+        self.clusters, self.name, self.namespace = clusters, name, namespace
+        self.samples: list[int] = []
+        self.errors: list[Exception] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._watch, daemon=True)
+
+    def _watch(self) -> None:
+        try:
+            while not self._stop.is_set():
+                self.samples.append(sum(ready_copies(c, self.name, self.namespace) for c in self.clusters))
+                time.sleep(0.5)
+        except Exception as error:  # pylint: disable=broad-exception-caught
+            self.errors.append(error)
+
+    def start(self) -> "ReadyCopiesWatch":
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def assert_never_zero(self) -> None:
+        assert not self.errors, self.errors
+        assert len(self.samples) >= 5 and min(self.samples) > 0, self.samples
+
+
+def migrate_with_the_controller_lost(stack, migrate, placed, source: str, target: str) -> PlaybookRun:
+    """A migration from source to target whose controller is lost while the move waits for the target:
+    the target's kube-scheduler is stopped first (its new pods stay Pending: a slow cluster), and
+    ansible-playbook with its workers is killed once placed() - the policy's clusters - holds both.
+    Checks that the cut left both placed, then starts the scheduler again and returns the rerun.
+    migrate(on_line=None) runs migrate.yml to target on the engine's inventory."""
+    os.kill(stack.records()[f"{target}.kube-scheduler"]["pid"], signal.SIGKILL)
+    marker = f"TASK [multicloud.federation.federalize : Move the application to {target}]"
+    try:
+        try:
+            migrate(on_line=kill_once(marker, lambda: placed() == {source, target}, f"{target} added beside {source}"))
+        except PlaybookRecordError:
+            pass  # killed before its recap, as intended
+        cut = placed()
+        assert cut == {source, target}, cut
+    finally:
+        stack_cli("up")
+    return migrate()
 
 
 def b64(text: str) -> str:

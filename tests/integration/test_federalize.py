@@ -11,15 +11,10 @@ it in both, duplicated then weighted. Every playbook's second run reports 0 chan
 from __future__ import annotations
 
 import json
-import os
-import signal
-import threading
-import time
-from pathlib import Path
 
 import pytest
 
-from conftest import stack_cli, wait_for
+from conftest import wait_for
 from federalize_support import (
     FEDERALIZE_VARS,
     NAMESPACE,
@@ -28,11 +23,13 @@ from federalize_support import (
     SECRET_VALUE,
     SOURCE_LB_ANNOTATION,
     TARGET_LB_ANNOTATIONS,
+    ReadyCopiesWatch,
     b64,
+    migrate_with_the_controller_lost,
     playbook,
     reference_scenario,
 )
-from tests.integration.playbook_runner import PlaybookRecordError, side_by_side
+from tests.integration.playbook_runner import side_by_side
 
 APP = [("deployment", "fed-dp-01"), ("deployment", "fed-dp-02"), ("service", "fed-service-01"),
        ("configmap", "fed-cm-01"), ("configmap", "fed-cm-02"), ("secret", "fed-secret-01")]
@@ -275,76 +272,24 @@ def test_migrate_second_run_changes_nothing(clusters):
     assert run.changed == 0, run
 
 
-def _descendants(pid: int) -> list[int]:
-    try:
-        children = [int(child) for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
-    except OSError:
-        return []
-    return children + [grandchild for child in children for grandchild in _descendants(child)]
-
-
-def kill_the_controller(proc) -> None:
-    """ansible-playbook and its workers, at once: the controller lost (a node gone, a job killed hard).
-    Killing ansible-playbook alone would leave the worker that runs the module to finish its move."""
-    processes = [proc.pid, *_descendants(proc.pid)]
-    for pid in processes:
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-
-
-def ready_copies(cluster, name) -> int:
-    """Ready replicas of a Deployment, 0 when there is none (read once: it may go between two reads)."""
-    found = cluster.kubectl("get", "deployment", name, "-n", NAMESPACE, "-o", "json", "--ignore-not-found").stdout
-    return json.loads(found).get("status", {}).get("readyReplicas", 0) if found.strip() else 0
-
-
 def test_an_interrupted_migration_is_finished_by_the_rerun(stack, clusters):
     """The controller is lost while the move waits for the target (added to the placement, its pods not
     Ready: idc1's scheduler is stopped meanwhile, a slow cluster). The source keeps serving; the rerun,
     with idc1 back, finishes the move; at no moment has the application zero ready copies (issue 14)."""
     karmada, idc1, ucs = clusters["karmada"], clusters["idc1"], clusters["test-ucs"]
     vars_ = {**FEDERALIZE_VARS, **OVERRIDE_VARS, "federalize_target": "idc1"}
-    marker = "TASK [multicloud.federation.federalize : Move the application to idc1]"
-    samples, errors, watching = [], [], threading.Event()
-
-    def watch():
-        try:
-            while not watching.is_set():
-                samples.append(ready_copies(idc1, "fed-dp-01") + ready_copies(ucs, "fed-dp-01"))
-                time.sleep(0.5)
-        except Exception as error:  # pylint: disable=broad-exception-caught
-            errors.append(error)  # a watch that stopped proves nothing: the test fails below
-
-    def kill_once_both_are_placed(line, proc):
-        if marker in line:
-            wait_for(lambda: set(policy(karmada)["spec"]["placement"]["clusterAffinity"]["clusterNames"])
-                     == {"idc1", "test-ucs"}, "idc1 added beside test-ucs", timeout=120, interval=0.5)
-            kill_the_controller(proc)
-
-    watcher = threading.Thread(target=watch, daemon=True)
-    watcher.start()
-    os.kill(stack.records()["idc1.kube-scheduler"]["pid"], signal.SIGKILL)
+    # Read all along, from before the first run until after the rerun.
+    watch = ReadyCopiesWatch([idc1, ucs], "fed-dp-01", NAMESPACE).start()
     try:
-        try:
-            playbook(clusters["env"], "migrate.yml", vars_, on_line=kill_once_both_are_placed)
-        except PlaybookRecordError:
-            pass  # killed before its recap, as intended
-        cut = policy(karmada)["spec"]["placement"]["clusterAffinity"]["clusterNames"]
-        assert sorted(cut) == ["idc1", "test-ucs"], cut
-        assert ready_copies(ucs, "fed-dp-01") > 0
+        rerun = migrate_with_the_controller_lost(
+            stack, lambda on_line=None: playbook(clusters["env"], "migrate.yml", vars_, on_line=on_line),
+            lambda: set(policy(karmada)["spec"]["placement"]["clusterAffinity"]["clusterNames"]), "test-ucs", "idc1")
     finally:
-        stack_cli("up")
-    rerun = playbook(clusters["env"], "migrate.yml", vars_)
-    watching.set()
-    watcher.join()
+        watch.stop()
     assert rerun.returncode == 0, rerun
     assert policy(karmada)["spec"]["placement"]["clusterAffinity"]["clusterNames"] == ["idc1"]
     assert deployment_ready(idc1, "fed-dp-01")
-    assert not errors, errors
-    # Read all along (the watch ran from before the first run until after the rerun), and never zero.
-    assert len(samples) >= 5 and min(samples) > 0, samples
+    watch.assert_never_zero()
     # Back where the tests below expect the application: on test-ucs.
     back = playbook(clusters["env"], "migrate.yml", {**vars_, "federalize_target": "test-ucs"})
     assert back.returncode == 0, back

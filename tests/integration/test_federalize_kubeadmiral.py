@@ -7,7 +7,8 @@ Then, in order: bad input (a resource that does not exist, a host that is no mem
 federation does not list, a member that is not Ready) changes nothing and says what to fix; check
 mode shows the templates without Secret data; federalize adopts without restarting a pod; migrate to
 cluster-b leaves no moment without a ready copy (a watch on both members' pods, and the pods' own
-timestamps) and refuses to pretend it keeps cluster-a's copies; distribute runs it in both,
+timestamps) and refuses to pretend it keeps cluster-a's copies; a move back to cluster-a whose
+controller is lost half-way is finished by the rerun, never with zero ready copies; distribute runs it in both,
 duplicated, then divided 1:2 by the inventory's weights. Every second run and check mode on the
 converged federation report 0 changed. The namespace is removed everywhere at the end.
 """
@@ -22,7 +23,7 @@ import time
 import pytest
 
 from tests.integration.conftest import Cluster, wait_for
-from tests.integration.federalize_support import b64, playbook
+from tests.integration.federalize_support import ReadyCopiesWatch, b64, migrate_with_the_controller_lost, playbook
 from tests.integration.test_stack import ready_condition
 # The fixture (host and members) of the stack test: imported so pytest uses it here.
 from tests.integration.test_stack_kubeadmiral import kubeadmiral  # noqa: F401 pylint: disable=unused-import
@@ -349,6 +350,30 @@ def test_migrate_to_cluster_b_leaves_no_moment_without_a_ready_copy(federation):
 def test_migrate_second_run_changes_nothing(federation):
     result = run(federation["env"], "migrate.yml", {**FEDERALIZE_VARS, "federalize_target": TARGET})
     assert result.returncode == 0 and result.changed == 0, result
+
+
+def test_an_interrupted_migration_is_finished_by_the_rerun(federation, stack):
+    """As on Karmada (test_federalize.py): the controller is lost while the move back to cluster-a waits
+    for it (added to the placement, its pods Pending: cluster-a's scheduler is stopped meanwhile).
+    cluster-b keeps serving; the rerun, with cluster-a's scheduler back, finishes the move; at no moment
+    has the application zero ready copies (issue 14)."""
+    host, source, target = federation["host"], federation[SOURCE], federation[TARGET]
+    vars_ = {**FEDERALIZE_VARS, "federalize_target": SOURCE}
+    # Read all along, from before the first run until after the rerun.
+    watch = ReadyCopiesWatch([source, target], "fed-dp-01", NAMESPACE).start()
+    try:
+        rerun = migrate_with_the_controller_lost(
+            stack, lambda on_line=None: run(federation["env"], "migrate.yml", vars_, on_line=on_line),
+            lambda: {entry["cluster"] for entry in policy(host)["spec"]["placement"]}, TARGET, SOURCE)
+    finally:
+        watch.stop()
+    assert rerun.returncode == 0, rerun
+    assert policy(host)["spec"]["placement"] == [{"cluster": SOURCE}]
+    assert deployment_ready(source, 3), f"fed-dp-01 not Ready in {SOURCE}"
+    watch.assert_never_zero()
+    # Back where the tests below expect the application: on cluster-b.
+    back = run(federation["env"], "migrate.yml", {**FEDERALIZE_VARS, "federalize_target": TARGET})
+    assert back.returncode == 0, back
 
 
 # --- distribute -----------------------------------------------------------------------------------
