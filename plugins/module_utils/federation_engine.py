@@ -91,6 +91,8 @@ class FederationEngine(object):
     # What to do about an inventory member the engine does not list, and about one that is not ready.
     join_hint = ""
     not_ready_hint = ""
+    # The placement_pending wait that is done when the copies in its clusters are applied and ready.
+    copies_ready_wait = None
     # Whether an override policy applies to the templates that carry its label (KubeAdmiral, at most
     # one policy of each kind per template) instead of selecting them itself (Karmada).
     override_binds_objects = False

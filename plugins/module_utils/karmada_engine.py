@@ -270,6 +270,7 @@ def _selected_names(policy):
 class KarmadaEngine(FederationEngine):
     name = KARMADA
     display_name = "Karmada"
+    copies_ready_wait = "applied"
 
     def __init__(self, control_plane, karmada_version=None):
         super(KarmadaEngine, self).__init__(control_plane)

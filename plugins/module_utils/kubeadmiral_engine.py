@@ -204,6 +204,7 @@ def build_adoption_policy(name, namespace, cluster, follow_dependencies):
 class KubeAdmiralEngine(FederationEngine):
     name = KUBEADMIRAL
     display_name = "KubeAdmiral"
+    copies_ready_wait = kp.COPIES_READY
     join_hint = ("join it (its Secret in %s on the host and its FederatedCluster: the member_join playbook) "
                  "or fix its cluster_name" % SYSTEM_NAMESPACE)
     not_ready_hint = ("check the member's API endpoint and the credentials in its Secret in %s on the host "

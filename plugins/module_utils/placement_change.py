@@ -10,7 +10,10 @@ versions). Order of a run: checks before any change (the input, the target clust
 members, the policy exists, the engine can plan the change, fixed node ports are free in every
 added cluster), then the engine's plan step by step: each policy change is followed by its wait
 (the added clusters' copies applied and healthy before anything is dropped; on Karmada, the
-dropped clusters' copies gone before the policy's preservation flag comes back).
+dropped clusters' copies gone before the policy's preservation flag comes back). When no cluster is
+added - a rerun, or a change that only drops or reweighs - the wanted clusters' copies are waited
+for first, so a rerun after a failed or interrupted run neither drops the source before the target
+serves nor reports success while the copies are not ready.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -54,7 +57,14 @@ class PlacementChange(object):
         self.check_node_ports(templates, plan["added"])
         self.check_versions(plan["added"])
         result = self.report(policy, plan, names)
-        if self.check_mode or not plan["steps"]:
+        if self.check_mode:
+            return result
+        if not plan["added"]:
+            # Every wanted cluster is placed already, as after a run that failed or was cut off while
+            # their copies started (a move's "add" step done, its wait not). Their copies must be ready
+            # before any cluster is dropped, and before a run that changes nothing reports success.
+            self.wait((self.engine.copies_ready_wait, self.clusters), names)
+        if not plan["steps"]:
             return result
         kept = {}
         if self.params["keep_removed_copies"] and plan["removed"]:

@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 from tests.integration.conftest import stack_cli, wait_for
+from tests.integration.fault_support import kill
 from tests.integration.playbook_runner import PlaybookRecordError, PlaybookRun, run_playbook, stack_inventory
 
 
@@ -122,7 +123,7 @@ def migrate_with_the_controller_lost(stack, migrate, placed, source: str, target
     ansible-playbook with its workers is killed once placed() - the policy's clusters - holds both.
     Checks that the cut left both placed, then starts the scheduler again and returns the rerun.
     migrate(on_line=None) runs migrate.yml to target on the engine's inventory."""
-    os.kill(stack.records()[f"{target}.kube-scheduler"]["pid"], signal.SIGKILL)
+    kill(stack, f"{target}.kube-scheduler")
     marker = f"TASK [multicloud.federation.federalize : Move the application to {target}]"
     try:
         try:

@@ -34,13 +34,11 @@ from __future__ import annotations
 import base64
 import gzip
 import json
-import os
-import signal
-import threading
 import time
 
 import yaml
 from conftest import stack_cli, wait_for
+from tests.integration.fault_support import Outage, kill
 from tests.integration.playbook_runner import run_playbook, stack_inventory
 from tests.integration.secret_scan import assert_no_secret_printed, stack_secrets
 
@@ -119,39 +117,6 @@ def test_a_helm_upgrade_killed_mid_way_is_recovered(stack, converged_karmada):  
     finally:
         member.kubectl("delete", "secret", "-n", HELM_NAMESPACE, f"sh.helm.release.v1.{RELEASE}.v{pending}",
                        "--ignore-not-found")
-
-
-def kill(stack, component: str) -> int:
-    pid = stack.records()[component]["pid"]
-    os.kill(pid, signal.SIGKILL)
-    return pid
-
-
-class Outage:
-    """A component killed when a run prints ``at`` and started again (``python -m tests.stack up``, in a
-    thread, so that the run goes on meanwhile) when it prints ``until``, or ``seconds`` after the kill -
-    a short outage, as a process that crashes and is restarted by its supervisor."""
-
-    def __init__(self, stack, component: str, at: str, until: str | None = None, seconds: float | None = None):
-        self.stack, self.component, self.at, self.until, self.seconds = stack, component, at, until, seconds
-        self.killed = None
-        self.restarter = None
-
-    def on_line(self, line, _proc):
-        if self.killed is None and self.at in line:
-            self.killed = kill(self.stack, self.component)
-            if self.seconds is not None:
-                self.restarter = threading.Timer(self.seconds, stack_cli, args=("up",))
-                self.restarter.start()
-        elif self.killed is not None and self.restarter is None and self.until and self.until in line:
-            self.restarter = threading.Thread(target=stack_cli, args=("up",))
-            self.restarter.start()
-
-    def end(self) -> None:
-        """After the run: the component is running again."""
-        if self.restarter is not None:
-            self.restarter.join()
-        stack_cli("up")
 
 
 def test_a_member_apiserver_stopped_during_site_yml(stack, converged_karmada):  # pylint: disable=unused-argument

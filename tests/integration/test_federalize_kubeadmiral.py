@@ -4,13 +4,15 @@ variables as on Karmada (only the inventory differs: inventories/local-kubeadmir
 Created directly in cluster-a, in a namespace of its own: Deployment fed-dp-01 (3 replicas) mounting
 ConfigMap fed-cm-01 and reading Secret fed-secret-01, and a LoadBalancer Service with a fixed nodePort.
 Then, in order: bad input (a resource that does not exist, a host that is no member, a member the
-federation does not list, a member that is not Ready) changes nothing and says what to fix; check
-mode shows the templates without Secret data; federalize adopts without restarting a pod; migrate to
+federation does not list, a member that is not Ready) changes nothing and says what to fix; check mode
+shows the templates without Secret data; federalize adopts without restarting a pod; migrate to
 cluster-b leaves no moment without a ready copy (a watch on both members' pods, and the pods' own
 timestamps) and refuses to pretend it keeps cluster-a's copies; a move back to cluster-a whose
-controller is lost half-way is finished by the rerun, never with zero ready copies; distribute runs it in both,
-duplicated, then divided 1:2 by the inventory's weights. Every second run and check mode on the
-converged federation report 0 changed. The namespace is removed everywhere at the end.
+controller is lost half-way is finished by the rerun, never with zero ready copies; distribute runs it
+in both, duplicated, then divided 1:2 by the inventory's weights (a drift run started meanwhile is
+refused by the run lock), and a member apiserver stopped during a spread is waited for by the rerun.
+Every second run and check mode on the converged federation report 0 changed. The namespace is removed
+everywhere at the end.
 """
 
 from __future__ import annotations
@@ -23,7 +25,10 @@ import time
 import pytest
 
 from tests.integration.conftest import Cluster, wait_for
+from tests.integration.fault_support import Outage
 from tests.integration.federalize_support import ReadyCopiesWatch, b64, migrate_with_the_controller_lost, playbook
+from tests.integration.playbook_runner import side_by_side
+from tests.integration.secret_scan import add_needles, assert_no_secret_printed, stack_secrets
 from tests.integration.test_stack import ready_condition
 # The fixture (host and members) of the stack test: imported so pytest uses it here.
 from tests.integration.test_stack_kubeadmiral import kubeadmiral  # noqa: F401 pylint: disable=unused-import
@@ -394,8 +399,17 @@ def test_distribute_duplicated_runs_in_both(federation):
 def test_distribute_weighted_gives_each_member_its_share(federation):
     # The inventory's weights cluster-a:1, cluster-b:2 divide the 3 replicas 1:2.
     vars_ = {**FEDERALIZE_VARS, "federalize_clusters": [SOURCE, TARGET], "federalize_distribution": "weighted"}
-    result = run(federation["env"], "distribute.yml", vars_)
+    # A drift run (a schedule) starts while the spread runs: the run lock refuses it before it reads or
+    # changes anything, and the spread goes on alone (issue 14, concurrent runs, on KubeAdmiral).
+    spread, drift = side_by_side(
+        lambda watch: run(federation["env"], "distribute.yml", vars_, on_line=watch),
+        lambda: run(federation["env"], "drift.yml", {"remediate": True}),
+        f"TASK [multicloud.federation.federalize : Spread the application over {SOURCE}, {TARGET}]")
+    result = spread.run
     assert result.returncode == 0 and result.changed > 0, result
+    assert drift.run.returncode != 0 and drift.ended < spread.ended, (spread, drift)
+    assert "another run holds the federation's run lock" in " ".join(drift.run.output.split()), drift.run.describe()
+    assert drift.run.changed_tasks() == [], drift.run.describe()
     spec = policy(federation["host"])["spec"]
     assert spec["schedulingMode"] == "Divide"
     assert spec["reschedulePolicy"]["replicaRescheduling"]["avoidDisruption"] is False
@@ -405,6 +419,44 @@ def test_distribute_weighted_gives_each_member_its_share(federation):
              "fed-dp-01 divided 1:2 and Ready", timeout=120, interval=0.5)
     again = run(federation["env"], "distribute.yml", vars_)
     assert again.returncode == 0 and again.changed == 0, again
+
+
+def test_distribute_with_a_member_apiserver_stopped(federation, stack):
+    """cluster-a's kube-apiserver killed as the application is spread over both members (from the
+    weighted split), and started again 15 s later: the run's wait gives up after its 10 s, naming what
+    is pending; cluster-b serves all along. The rerun finds the placement already as asked, and still
+    waits until cluster-a's copies are ready before it reports success. Back to the weighted split after.
+    (An outage of half a minute or more leaves the stack's cluster-a kube-controller-manager without
+    a working Deployment controller until it is restarted, so the outage here is short.)"""
+    host, source, target = federation["host"], federation[SOURCE], federation[TARGET]
+    duplicated = {**FEDERALIZE_VARS, "federalize_clusters": [SOURCE, TARGET]}
+    outage = Outage(stack, f"{SOURCE}.kube-apiserver",
+                    f"TASK [multicloud.federation.federalize : Spread the application over {SOURCE}, {TARGET}]", seconds=15)
+    watch = ReadyCopiesWatch([target], "fed-dp-01", NAMESPACE).start()
+    try:
+        try:
+            failed = run(federation["env"], "distribute.yml", {**duplicated, "federalize_wait_timeout": 10},
+                         on_line=outage.on_line, verbosity=3)
+        finally:
+            outage.end()
+        assert outage.killed, "distribute.yml never reached its spread task"
+        assert failed.returncode != 0, failed
+        spread = failed.result(f"Spread the application over {SOURCE}, {TARGET}", "kubeadmiral")
+        assert spread["msg"].startswith(f"timed out after 10s waiting for copies ready in {SOURCE}, {TARGET}: "), spread
+        needles = stack_secrets(stack)
+        add_needles(needles, stack_secrets(stack, (host, source, target)))
+        assert_no_secret_printed(failed, needles, "distribute.yml -vvv on KubeAdmiral with a member's apiserver stopped")
+        rerun = run(federation["env"], "distribute.yml", duplicated)
+        assert rerun.returncode == 0 and rerun.changed == 0, rerun.messages()
+        for member in (source, target):
+            assert deployment_ready(member, 3), f"fed-dp-01 not Ready with 3 replicas in {member.name}"
+    finally:
+        watch.stop()
+    watch.assert_never_zero()
+    weighted = {**FEDERALIZE_VARS, "federalize_clusters": [SOURCE, TARGET], "federalize_distribution": "weighted"}
+    back = run(federation["env"], "distribute.yml", weighted)
+    assert back.returncode == 0, back
+    assert policy(host)["spec"]["placement"][0] == {"cluster": SOURCE, "preferences": {"weight": 1}}
 
 
 def test_check_mode_on_the_converged_federation_changes_nothing(federation):

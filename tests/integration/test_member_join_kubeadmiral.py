@@ -7,7 +7,8 @@ Kubernetes v1.32, outside the 1.16-1.24 KubeAdmiral v1.0.0 documents, and prints
 A member whose kube-admiral-system namespace another registration claims is refused before any
 change. Then cluster-b is unjoined (FederatedCluster and Secret gone, its kube-admiral-system namespace
 gone; cluster-a untouched), joined again by the role (Joined and Ready), and a rerun reports 0
-changed. cluster-b is left joined whatever happens.
+changed; that join runs at -vvv and prints none of the stack's secrets (secret_scan). cluster-b is left
+joined whatever happens.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import pytest
 
 from tests.integration.conftest import wait_for
 from tests.integration.federalize_support import playbook
+from tests.integration.secret_scan import assert_no_secret_printed, stack_secrets
 from tests.integration.test_stack import ready_condition
 # The fixture (host and members) of the stack test: imported so pytest uses it here.
 from tests.integration.test_stack_kubeadmiral import kubeadmiral  # noqa: F401 pylint: disable=unused-import
@@ -111,14 +113,16 @@ def test_unjoin_removes_the_registration_and_leaves_the_member_clean(federation)
     assert again.returncode == 0 and again.changed == 0, again
 
 
-def test_join_registers_the_member_until_joined_and_ready(federation):
+def test_join_registers_the_member_until_joined_and_ready(federation, stack):
     host, members, env = federation
     checked = run(env, check=True, limit=f"kubeadmiral,{REJOINED}")
     assert checked.returncode == 0 and checked.changed > 0, checked
     assert federated_cluster(host, REJOINED) is None, "check mode registered it"
 
-    result = run(env, limit=f"kubeadmiral,{REJOINED}")
+    result = run(env, limit=f"kubeadmiral,{REJOINED}", verbosity=3)
     assert result.returncode == 0 and result.changed > 0, result
+    # Read after the run: the registration's new Secret, and every Secret of the host and members.
+    assert_no_secret_printed(result, stack_secrets(stack, (host, *members.values())), "member_join.yml -vvv on KubeAdmiral")
     # The role waited for both conditions itself.
     assert joined_and_ready(host, REJOINED), federated_cluster(host, REJOINED)
     cluster = federated_cluster(host, REJOINED)

@@ -114,6 +114,45 @@ def test_a_target_that_does_not_become_ready_stops_the_move_before_the_source_is
     assert world.control_plane.placements_seen[-1] == (["idc1", "test-ucs"], True)
 
 
+def resync(world, applies):
+    """Karmada's controllers report the bindings again, now (not) applied and healthy."""
+    world.control_plane.applies = applies
+    world.control_plane.reconcile(world.control_plane.get(ke.POLICY_API_VERSION, "PropagationPolicy", "fed-app",
+                                                          NAMESPACE))
+
+
+def test_the_rerun_of_a_move_whose_target_was_not_ready_waits_for_it_before_dropping_the_source():
+    """The first run added the target and timed out waiting for it (or was cut off there). The rerun
+    finds the target placed already: it waits for it again and drops the source only once it is ready."""
+    world = federalized_world(applies=False)
+    with pytest.raises(FederalizeError, match="waiting for applied in test-ucs"):
+        change(world)
+    world.engine.log = []
+    with pytest.raises(FederalizeError, match="timed out after 0s waiting for applied in test-ucs: "):
+        change(world)
+    assert world.engine.log == [("waited", "applied", ["test-ucs"], False)]
+    assert world.control_plane.placements_seen[-1] == (["idc1", "test-ucs"], True)
+
+    resync(world, applies=True)
+    world.engine.log = []
+    result, _placement = change(world)
+    assert world.engine.log[0] == ("waited", "applied", ["test-ucs"], True)
+    assert [step["name"] for step in result["steps"]] == ["unpreserve", "finalize", "restore"]
+    assert world.control_plane.placements_seen[-1] == (["test-ucs"], True)
+
+
+def test_a_run_that_changes_nothing_fails_while_the_copies_are_not_ready():
+    world = federalized_world()
+    change(world)
+    resync(world, applies=False)
+    writes = list(world.writes())
+    world.engine.log = []
+    with pytest.raises(FederalizeError, match="timed out after 0s waiting for applied in test-ucs: "
+                                              "fed-cm-01-configmap: not applied in test-ucs: quota exceeded"):
+        change(world)
+    assert world.engine.log == [("waited", "applied", ["test-ucs"], False)] and world.writes() == writes
+
+
 # --- distribute -------------------------------------------------------------------------------
 
 def test_distribute_weighted_starts_duplicated_then_splits():
