@@ -35,6 +35,10 @@ description:
     dropped.
   - Before anything changes, fixed node ports of the policy's Services are checked against the
     Services of every added cluster (read through its O(members) entry); a collision is an error.
+  - When no cluster is added - every requested cluster is placed already, as in the rerun of a move
+    whose wait for the target timed out or was cut off - the module first waits, up to O(wait_timeout),
+    until the copies in the requested clusters are applied and ready. It drops no cluster and reports
+    no success before that, and C(changed) stays false when the policy is already as requested.
 author:
   - multicloud.federation contributors (@multicloud-federation)
 extends_documentation_fragment:
@@ -76,7 +80,7 @@ options:
         without an entry is an error when the policy places a Service.
     default: []
   wait_timeout:
-    description: Seconds to wait for each step.
+    description: Seconds to wait for each step, and for the copies of clusters that are placed already.
     type: int
     default: 300
 notes:

@@ -9,8 +9,8 @@ shows the templates without Secret data; federalize adopts without restarting a 
 cluster-b leaves no moment without a ready copy (a watch on both members' pods, and the pods' own
 timestamps) and refuses to pretend it keeps cluster-a's copies; a move back to cluster-a whose
 controller is lost half-way is finished by the rerun, never with zero ready copies; distribute runs it
-in both, duplicated, then divided 1:2 by the inventory's weights (a drift run started meanwhile is
-refused by the run lock), and a member apiserver stopped during a spread is waited for by the rerun.
+in both, duplicated, then divided 1:2 by the inventory's weights, and a member apiserver stopped during a
+spread (a drift run started meanwhile is refused by the run lock) is waited for by the rerun.
 Every second run and check mode on the converged federation report 0 changed. The namespace is removed
 everywhere at the end.
 """
@@ -399,17 +399,8 @@ def test_distribute_duplicated_runs_in_both(federation):
 def test_distribute_weighted_gives_each_member_its_share(federation):
     # The inventory's weights cluster-a:1, cluster-b:2 divide the 3 replicas 1:2.
     vars_ = {**FEDERALIZE_VARS, "federalize_clusters": [SOURCE, TARGET], "federalize_distribution": "weighted"}
-    # A drift run (a schedule) starts while the spread runs: the run lock refuses it before it reads or
-    # changes anything, and the spread goes on alone (issue 14, concurrent runs, on KubeAdmiral).
-    spread, drift = side_by_side(
-        lambda watch: run(federation["env"], "distribute.yml", vars_, on_line=watch),
-        lambda: run(federation["env"], "drift.yml", {"remediate": True}),
-        f"TASK [multicloud.federation.federalize : Spread the application over {SOURCE}, {TARGET}]")
-    result = spread.run
+    result = run(federation["env"], "distribute.yml", vars_)
     assert result.returncode == 0 and result.changed > 0, result
-    assert drift.run.returncode != 0 and drift.ended < spread.ended, (spread, drift)
-    assert "another run holds the federation's run lock" in " ".join(drift.run.output.split()), drift.run.describe()
-    assert drift.run.changed_tasks() == [], drift.run.describe()
     spec = policy(federation["host"])["spec"]
     assert spec["schedulingMode"] == "Divide"
     assert spec["reschedulePolicy"]["replicaRescheduling"]["avoidDisruption"] is False
@@ -424,8 +415,9 @@ def test_distribute_weighted_gives_each_member_its_share(federation):
 def test_distribute_with_a_member_apiserver_stopped(federation, stack):
     """cluster-a's kube-apiserver killed as the application is spread over both members (from the
     weighted split), and started again 15 s later: the run's wait gives up after its 10 s, naming what
-    is pending; cluster-b serves all along. The rerun finds the placement already as asked, and still
-    waits until cluster-a's copies are ready before it reports success. Back to the weighted split after.
+    is pending; a drift run started meanwhile is refused by the run lock; cluster-b serves all along.
+    The rerun finds the placement already as asked, and still waits until cluster-a's copies are ready
+    before it reports success. Back to the weighted split after.
     (An outage of half a minute or more leaves the stack's cluster-a kube-controller-manager without
     a working Deployment controller until it is restarted, so the outage here is short.)"""
     host, source, target = federation["host"], federation[SOURCE], federation[TARGET]
@@ -435,14 +427,28 @@ def test_distribute_with_a_member_apiserver_stopped(federation, stack):
     watch = ReadyCopiesWatch([target], "fed-dp-01", NAMESPACE).start()
     try:
         try:
-            failed = run(federation["env"], "distribute.yml", {**duplicated, "federalize_wait_timeout": 10},
-                         on_line=outage.on_line, verbosity=3)
+            # A drift run (a schedule) starts while the spread waits for cluster-a: the run lock refuses
+            # it before it reads or changes anything (issue 14, concurrent runs, on KubeAdmiral).
+            def spread_with_the_outage(reached):
+                def on_line(line, proc):
+                    outage.on_line(line, proc)
+                    reached(line, proc)
+                return run(federation["env"], "distribute.yml", {**duplicated, "federalize_wait_timeout": 10},
+                           on_line=on_line, verbosity=3)
+
+            spread, drift = side_by_side(spread_with_the_outage,
+                                         lambda: run(federation["env"], "drift.yml", {"remediate": True}), outage.at)
         finally:
             outage.end()
+        failed = spread.run
         assert outage.killed, "distribute.yml never reached its spread task"
         assert failed.returncode != 0, failed
-        spread = failed.result(f"Spread the application over {SOURCE}, {TARGET}", "kubeadmiral")
-        assert spread["msg"].startswith(f"timed out after 10s waiting for copies ready in {SOURCE}, {TARGET}: "), spread
+        assert drift.run.returncode != 0 and drift.ended < spread.ended, (spread, drift)
+        assert "another run holds the federation's run lock" in " ".join(drift.run.output.split()), drift.run.describe()
+        assert drift.run.changed_tasks() == [], drift.run.describe()
+        spread_task = failed.result(f"Spread the application over {SOURCE}, {TARGET}", "kubeadmiral")
+        assert spread_task["msg"].startswith(
+            f"timed out after 10s waiting for copies ready in {SOURCE}, {TARGET}: "), spread_task
         needles = stack_secrets(stack)
         add_needles(needles, stack_secrets(stack, (host, source, target)))
         assert_no_secret_printed(failed, needles, "distribute.yml -vvv on KubeAdmiral with a member's apiserver stopped")
