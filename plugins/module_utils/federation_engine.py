@@ -75,6 +75,13 @@ def member_version_warning(engine, cluster, server_version):
             % (cluster, server_version.get("git_version"), ENGINE_NAMES[engine], first[0], first[1], last[0], last[1]))
 
 
+def health_row(summary, ready_condition, member):
+    """A ``member_health`` row: an engine's member summary, when its Ready condition last changed, its taints."""
+    return {"name": summary["name"], "ready": summary["ready"], "reason": summary["reason"],
+            "since": (ready_condition or {}).get("lastTransitionTime"),
+            "taints": (member.get("spec") or {}).get("taints") or []}
+
+
 class EngineError(Exception):
     """The control plane runs no engine this collection knows, or another than was asked for."""
 
@@ -229,6 +236,54 @@ class FederationEngine(object):
         {"rebalancer": what was created for it, "waited", "notes"}. EngineError when the engine
         refuses or does not finish within ``timeout`` seconds. ``dry_run``: what the control plane
         says to the change, nothing changed and nothing waited for."""
+        raise NotImplementedError
+
+
+    # Disaster recovery (failover.yml): the engine's own record of its members' health, the taints
+    # that move replicas off a member, and where a workload runs now.
+    def member_health(self):
+        """[{name, ready, reason, since, taints}] sorted by name: ``since`` is when the engine last changed
+        its readiness (the Ready condition's lastTransitionTime), ``taints`` the member object's spec.taints."""
+        raise NotImplementedError
+
+    def set_member_taint(self, name, taint, present, dry_run=False):
+        """Add (``present``) or remove the taint with ``taint["key"]`` and ``taint["effect"]`` on member
+        ``name``'s object (Karmada Cluster, KubeAdmiral FederatedCluster: both ``spec.taints`` of core
+        Taints). Guarded by the resourceVersion read, so a concurrent change is refused, not lost.
+        Returns whether it changed."""
+        api_version, kind = ENGINE_MEMBER_API[self.name]
+        member = self.control_plane.get(api_version, kind, name)
+        if member is None:
+            raise EngineError("%s has no member cluster named %s" % (self.display_name, name))
+        taints = list((member.get("spec") or {}).get("taints") or [])
+        same = [t for t in taints if t.get("key") == taint["key"] and t.get("effect") == taint["effect"]]
+        if bool(same) == bool(present):
+            return False
+        if present:
+            taints.append(taint)
+        else:
+            taints = [t for t in taints if t not in same]
+        self.control_plane.patch(api_version, kind, name,
+                                 {"metadata": {"resourceVersion": member["metadata"]["resourceVersion"]},
+                                  "spec": {"taints": taints}}, dry_run=dry_run)
+        return True
+
+    # Failback in two stages, so that a workload's total Ready never falls below what the others ran: first
+    # the returning member runs its copies beside the others' (surge), then the split by the weights again
+    # (settle). An engine that cannot stage returns None from failback_surge; its caller reschedules at once.
+    def failback_surge(self, template, dry_run=False):
+        """Stage 1 for ``template``: every placed member runs the full count. A note of what was changed, or
+        None when the engine cannot stage."""
+        return None
+
+    def failback_settle(self, template, dry_run=False):
+        """Stage 2 (also what finishes an interrupted failback): the policy as it was before the surge. A
+        note of what was changed, or None when no surge is in place."""
+        return None
+
+    def placed_clusters(self, template):
+        """The members the engine places ``template``'s replicas in now (its scheduling result), sorted;
+        [] before it is scheduled."""
         raise NotImplementedError
 
 

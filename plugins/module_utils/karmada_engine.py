@@ -33,12 +33,14 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import datetime
+import json
 
 from ansible_collections.multicloud.federation.plugins.module_utils.cluster_access import poll
 from ansible_collections.multicloud.federation.plugins.module_utils.federation_engine import (
     KARMADA,
     EngineError,
     FederationEngine,
+    health_row,
     without_server_fields,
 )
 from ansible_collections.multicloud.federation.plugins.module_utils.federalize import (
@@ -85,6 +87,8 @@ MANAGED_LABEL = "karmada.io/managed"
 BINDING_PERMANENT_ID_LABEL = "resourcebinding.karmada.io/permanent-id"
 EXECUTION_SPACE_PREFIX = "karmada-es-"
 
+# The policy's own replicaScheduling while a failback surge (Duplicated) is in place: JSON, on the policy.
+FAILBACK_ANNOTATION = "multicloud.federation/failback-replica-scheduling"
 REBALANCER_API = ("apps.karmada.io/v1alpha1", "WorkloadRebalancer")
 REBALANCER_PREFIX = "multicloud-rebalance-"
 # The module removes its WorkloadRebalancer once the workload is rescheduled; should a run end before
@@ -288,6 +292,10 @@ class KarmadaEngine(FederationEngine):
     def members_serving(self, api_version, kind):
         return {cluster["metadata"]["name"]: api_enabled(cluster, api_version, kind) for cluster in self.clusters()}
 
+    def member_health(self):
+        rows = [health_row(cluster_summary(c), _ready_condition(c), c) for c in self.clusters()]
+        return sorted((row for row in rows if row["name"]), key=lambda row: row["name"])
+
     # --- placement policy ---------------------------------------------------------------------
     def policy(self, name, namespace=None):
         """The (Cluster)PropagationPolicy ``name`` (namespaced when ``namespace`` is set), or None."""
@@ -326,6 +334,11 @@ class KarmadaEngine(FederationEngine):
         namespace = metadata.get("namespace")
         return self.control_plane.get(BINDING_API_VERSION, policy_kinds(namespace)[1],
                                       binding_name(template.get("kind"), metadata.get("name")), namespace)
+
+    def placed_clusters(self, template):
+        """The binding's ``spec.clusters``: the clusters Karmada scheduled (an evicted cluster leaves it)."""
+        binding = self.placement(template) or {}
+        return sorted(target["name"] for target in (binding.get("spec") or {}).get("clusters") or [] if target.get("name"))
 
     def placements(self, names, namespace=None):
         """The bindings among ``names`` (binding names) that exist."""
@@ -488,6 +501,49 @@ class KarmadaEngine(FederationEngine):
                     "overrideRules": overrides.karmada_override_rules(rule_set.rules)}
         return overrides.apply_named_policy(self.control_plane, POLICY_API_VERSION,
                                             self.override_policy_kind(rule_set.namespace), rule_set, spec, dry_run)
+
+    # --- failback in stages (failover.yml) ------------------------------------------------------
+    # A WorkloadRebalancer divides the static weights afresh at once: the members that carried the
+    # returning member's share scale down while its copies are still starting. Instead the policy's
+    # replicaScheduling becomes Duplicated for a moment (every placed member runs the full count; a
+    # placement change reschedules, pkg/scheduler/scheduler.go), and then its own again, which divides
+    # the replicas by the weights over every member, the returning one included.
+    def _policy_of(self, template):
+        policy, kind = self.workload_policy(template)
+        if policy is None:
+            raise EngineError("no PropagationPolicy places %s %s" % (template.get("kind"), template["metadata"].get("name")))
+        return policy, kind
+
+    def failback_surge(self, template, dry_run=False):
+        policy, kind = self._policy_of(template)
+        meta = policy["metadata"]
+        if FAILBACK_ANNOTATION in (meta.get("annotations") or {}):
+            return None
+        scheduling = ((policy.get("spec") or {}).get("placement") or {}).get("replicaScheduling")
+        if not scheduling or scheduling.get("replicaSchedulingType", "Duplicated") == "Duplicated":
+            return None
+        patch = {"metadata": {"resourceVersion": meta["resourceVersion"],
+                              "annotations": {FAILBACK_ANNOTATION: json.dumps(scheduling, sort_keys=True)}},
+                 "spec": {"placement": {"replicaScheduling": {"replicaSchedulingType": "Duplicated",
+                                                              "replicaDivisionPreference": None,
+                                                              "weightPreference": None}}}}
+        self.control_plane.patch(POLICY_API_VERSION, kind, meta["name"], patch, namespace=meta.get("namespace"),
+                                 dry_run=dry_run)
+        return "%s %s: Duplicated while the returning member starts its copies" % (kind, meta["name"])
+
+    def failback_settle(self, template, dry_run=False):
+        policy, kind = self._policy_of(template)
+        meta = policy["metadata"]
+        saved = (meta.get("annotations") or {}).get(FAILBACK_ANNOTATION)
+        if saved is None:
+            return None
+        # A merge patch replaces replicaScheduling's keys one by one: the Duplicated type is overwritten and
+        # every key of the saved scheduling comes back.
+        patch = {"metadata": {"resourceVersion": meta["resourceVersion"], "annotations": {FAILBACK_ANNOTATION: None}},
+                 "spec": {"placement": {"replicaScheduling": json.loads(saved)}}}
+        self.control_plane.patch(POLICY_API_VERSION, kind, meta["name"], patch, namespace=meta.get("namespace"),
+                                 dry_run=dry_run)
+        return "%s %s: its own replica scheduling again (%s)" % (kind, meta["name"], saved)
 
     # --- rebalancing: Karmada does not reschedule a static-weight split when a cluster joins --
     def placement_drift(self, template):

@@ -41,6 +41,7 @@ from ansible_collections.multicloud.federation.plugins.module_utils.federation_e
     KUBEADMIRAL,
     EngineError,
     FederationEngine,
+    health_row,
     without_server_fields,
 )
 
@@ -222,6 +223,11 @@ class KubeAdmiralEngine(FederationEngine):
         summaries = [cluster_summary(c) for c in self.control_plane.list(*FEDERATED_CLUSTER_API)]
         return sorted((s for s in summaries if s["name"]), key=lambda s: s["name"])
 
+    def member_health(self):
+        rows = [health_row(cluster_summary(c), _conditions(c).get(READY), c)
+                for c in self.control_plane.list(*FEDERATED_CLUSTER_API)]
+        return sorted((row for row in rows if row["name"]), key=lambda row: row["name"])
+
     def members_serving(self, api_version, kind):
         return {cluster["metadata"]["name"]: api_resource_listed(cluster, api_version, kind)
                 for cluster in self.control_plane.list(*FEDERATED_CLUSTER_API)}
@@ -273,6 +279,10 @@ class KubeAdmiralEngine(FederationEngine):
         namespace = (template.get("metadata") or {}).get("namespace")
         return self.control_plane.get(API_VERSION, federated_object_kind(namespace),
                                       self.federated_object_name(template), namespace)
+
+    def placed_clusters(self, template):
+        """Every controller's placement in the FederatedObject (``spec.placements``)."""
+        return sorted(kp.placed_clusters(self.placement(template)))
 
     def federated_objects(self, namespace=None):
         return self.control_plane.list(API_VERSION, federated_object_kind(namespace), namespace=namespace)

@@ -54,6 +54,7 @@ def member_errors(status, origin, engine):
         messages.append("%s at %s does not list member cluster %r (it lists: %s): %s"
                         % (engine.display_name, origin, name, listed, engine.join_hint))
     for cluster in status["not_ready"]:
-        messages.append("member cluster %r is listed by %s at %s but not Ready (%s): %s"
+        messages.append("member cluster %r is listed by %s at %s but not Ready (%s): %s. If its cloud is lost, "
+                        "playbooks/failover.yml evacuates it (its share then runs in the other members)"
                         % (cluster["name"], engine.display_name, origin, cluster["reason"], engine.not_ready_hint))
     return messages

@@ -61,7 +61,7 @@ def test_every_reference_is_defined():
             if "unified_job_template" in node:
                 assert node["unified_job_template"] in names("controller_templates")
     for schedule in found["controller_schedules"]:
-        assert schedule["unified_job_template"] in names("controller_workflows")
+        assert schedule["unified_job_template"] in names("controller_workflows") | names("controller_templates")
     for project in found["controller_projects"]:
         assert project["default_environment"] in names("controller_execution_environments")
 

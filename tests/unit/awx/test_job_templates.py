@@ -82,6 +82,19 @@ JOB_TEMPLATES = [
         "ask_variables_on_launch": True,
         "extra_vars": {"remediate": False},
     }),
+    # Disaster recovery: a pass every few minutes from a schedule (awx/controller.yml); a drill on demand
+    # with failover_drill and failover_drill_confirm in the launch's extra variables.
+    ("multicloud.federation failover", "playbooks/failover.yml", "playbooks/failover.yml", {
+        "description": "Disaster recovery (playbooks/failover.yml): evacuates a member cloud the control plane "
+                       "has seen not Ready for failover_grace_seconds and fails it back once Ready for "
+                       "failover_restore_seconds. Scheduled every 2 minutes; a drill: extra variables "
+                       "failover_drill=<member> and failover_drill_confirm=true.",
+        "job_type": "run",
+        "ask_job_type_on_launch": True,
+        "ask_limit_on_launch": False,
+        "ask_variables_on_launch": True,
+        "extra_vars": {},
+    }),
 ]
 
 HEADER = """\
@@ -278,7 +291,8 @@ def test_every_option_is_a_question_or_left_out_with_a_reason():
     for template in data["controller_templates"]:
         asked = [item["variable"] for item in template["survey_spec"]["spec"]]
         left_out = left_out_by_template[template["name"]]
-        options = [name for role, entry in playbook_roles("site.yml") for name, _s, _d in role_options(role, entry)]
+        source = next(roles_from for name, _playbook, roles_from, _settings in JOB_TEMPLATES if name == template["name"])
+        options = [name for role, entry in playbook_roles(source) for name, _s, _d in role_options(role, entry)]
         assert sorted(asked + list(left_out)) == sorted(options)
         assert not set(asked) & set(left_out)
         assert len(asked) == len(set(asked))

@@ -74,6 +74,7 @@ def test_not_ready_member_is_named_with_the_reason(item, reason):
     assert status["not_ready"] == [{"name": "idc1", "ready": False, "reason": reason, "sync_mode": "Push"}]
     (message,) = cc.member_errors(status, "https://k", KARMADA)
     assert message.startswith("member cluster 'idc1' is listed by Karmada at https://k but not Ready (%s)" % reason)
+    assert message.endswith("If its cloud is lost, playbooks/failover.yml evacuates it (its share then runs in the other members)")
 
 
 def test_clusters_not_in_the_inventory_are_reported_but_not_required():

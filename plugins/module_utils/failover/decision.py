@@ -1,0 +1,153 @@
+# -*- coding: utf-8 -*-
+# Copyright: multicloud.federation contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""What failover.yml decides from the control plane's own record of its members: pure functions.
+
+A member is *lost* when the engine says it is not Ready (Karmada Cluster Ready False/Unknown;
+KubeAdmiral FederatedCluster not Joined and Ready) and has been so for longer than the grace; what the
+Ansible controller can reach never decides it. A member is *evacuated* while it carries the
+collection's NoExecute taint (``EVACUATED_TAINT_KEY``); it is *back* once Ready has been True for
+the restore time. Nothing here reads or writes a cluster.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import calendar
+import time
+
+# The NoExecute taint failover.yml puts on a lost member (Karmada Cluster.spec.taints, KubeAdmiral
+# FederatedCluster.spec.taints). No toleration the collection writes matches it, so every binding
+# that places replicas there is evicted (Karmada's taint manager) or rescheduled (KubeAdmiral's
+# scheduler: pkg/controllers/scheduler/schedulingtriggers.go, framework/plugins/tainttoleration).
+EVACUATED_TAINT_KEY = "multicloud.federation/evacuated"
+NO_EXECUTE = "NoExecute"
+
+# How replicas leave a lost member (the federation host's failover_method).
+METHOD_TAINT = "taint"
+METHOD_OFF = "off"
+METHODS = (METHOD_TAINT, METHOD_OFF)
+
+# Metav1.Time: RFC 3339 in UTC, seconds precision.
+API_TIME = "%Y-%m-%dT%H:%M:%SZ"
+
+
+class FailoverError(Exception):
+    """Bad input or a refused action; raised before any change, the message names the fix."""
+
+
+def api_time(epoch):
+    return time.strftime(API_TIME, time.gmtime(epoch))
+
+
+def parse_api_time(value):
+    """Seconds since the epoch of a metav1.Time (``2026-12-04T21:00:00Z``, fractions allowed), or None."""
+    if not value:
+        return None
+    text = str(value).rstrip("Z").split(".")[0]
+    try:
+        return calendar.timegm(time.strptime(text, "%Y-%m-%dT%H:%M:%S"))
+    except ValueError:
+        return None
+
+
+def evacuation_taint(now):
+    """The taint failover.yml puts on a member it evacuates."""
+    return {"key": EVACUATED_TAINT_KEY, "effect": NO_EXECUTE, "value": "failover", "timeAdded": api_time(now)}
+
+
+def is_evacuated(taints):
+    return any(t.get("key") == EVACUATED_TAINT_KEY and t.get("effect") == NO_EXECUTE for t in taints or [])
+
+
+def validate_timings(grace_seconds, restore_seconds, timeout):
+    """Refuse timings that cannot work, before anything is read."""
+    problems = []
+    for name, value in (("failover_grace_seconds", grace_seconds), ("failover_restore_seconds", restore_seconds)):
+        if value is None or value < 0:
+            problems.append("%s must be 0 or more seconds, not %r" % (name, value))
+    if timeout is None or timeout <= 0:
+        problems.append("failover_timeout must be more than 0 seconds, not %r" % (timeout,))
+    if problems:
+        raise FailoverError("; ".join(problems))
+
+
+def member_states(health, inventory, now):
+    """One row per inventory member, from the engine's ``member_health()`` rows:
+    {name, ready, for_seconds (since Ready last changed, None when unknown), reason, evacuated}.
+    FailoverError when the engine does not list an inventory member."""
+    by_name = dict((row["name"], row) for row in health)
+    missing = [name for name in inventory if name not in by_name]
+    if missing:
+        raise FailoverError("the federation does not list member(s) %s of the inventory's group 'members': "
+                            "join them (member_join) or fix cluster_name before failover can judge them"
+                            % ", ".join(missing))
+    states = []
+    for name in inventory:
+        row = by_name[name]
+        since = parse_api_time(row.get("since"))
+        states.append({"name": name, "ready": bool(row.get("ready")), "reason": row.get("reason") or "",
+                       "for_seconds": None if since is None else max(0, int(now - since)),
+                       "evacuated": is_evacuated(row.get("taints"))})
+    return states
+
+
+def plan(states, grace_seconds, restore_seconds):
+    """{evacuate, failback, waiting, held, notes}: what one pass of failover.yml does.
+
+    - evacuate: lost for longer than the grace and not evacuated yet;
+    - failback: evacuated and Ready for the restore time;
+    - waiting: lost within the grace, or evacuated and Ready for less than the restore time (with seconds left);
+    - held: lost long enough but left where it is, because evacuating it would leave no member that is
+      Ready and not evacuated (the last healthy member, or every member lost at once: the control
+      plane may be the one cut off, and evicting everything would delete every copy once they return).
+    """
+    result = {"evacuate": [], "failback": [], "waiting": [], "held": [], "notes": []}
+    healthy = [s["name"] for s in states if s["ready"] and not s["evacuated"]]
+    for state in states:
+        name, ready, seconds = state["name"], state["ready"], state["for_seconds"]
+        if state["evacuated"]:
+            if ready and seconds is not None and seconds >= restore_seconds:
+                result["failback"].append(name)
+            elif ready:
+                result["waiting"].append({"name": name, "why": "back, Ready for %ss of failover_restore_seconds %s"
+                                          % (seconds, restore_seconds)})
+            continue
+        if ready:
+            continue
+        if seconds is None or seconds < grace_seconds:
+            result["waiting"].append({"name": name, "why": "not Ready (%s) for %ss of failover_grace_seconds %s"
+                                      % (state["reason"] or "no reason given", "?" if seconds is None else seconds,
+                                         grace_seconds)})
+            continue
+        result["evacuate"].append(name)
+    if result["evacuate"] and not healthy:
+        result["held"], result["evacuate"] = result["evacuate"], []
+        result["notes"].append(
+            "no member is Ready and not evacuated: %s stay(s) where they are. Either every member cloud is lost or "
+            "the control plane is cut off from them; evicting now would delete every copy once they return"
+            % ", ".join(result["held"]))
+    return result
+
+
+def drill_refusal(states, drill, confirm):
+    """Why a drill of ``drill`` is refused (None when it may run): the fix is in the message."""
+    names = [s["name"] for s in states]
+    if not confirm:
+        return ("a drill evacuates %s on purpose and replaces its pods: add -e failover_drill_confirm=true to confirm"
+                % drill)
+    if drill not in names:
+        return ("failover_drill names %s, which is not a member of the inventory (members: %s)"
+                % (drill, ", ".join(names) or "none"))
+    if len(names) < 2:
+        return "a drill of %s, the only member, would leave the application nowhere to run: add a member first" % drill
+    unhealthy = [s for s in states if not s["ready"] or s["evacuated"]]
+    for state in unhealthy:
+        what = "evacuated" if state["evacuated"] else "not Ready (%s)" % (state["reason"] or "no reason given")
+        if state["name"] == drill:
+            return ("%s is already %s: that is a real failover, not a drill; run failover.yml without failover_drill"
+                    % (drill, what))
+        return ("member %s is %s: a drill of %s now would leave no healthy member; run it once every member is Ready"
+                % (state["name"], what, drill))
+    return None

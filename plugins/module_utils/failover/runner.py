@@ -1,0 +1,296 @@
+# -*- coding: utf-8 -*-
+# Copyright: multicloud.federation contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""One pass of failover.yml, and the drill: act through the engine contract, measure in the members.
+
+What runs is read in the members themselves (each workload's ``status.readyReplicas``): Karmada's
+aggregated status keeps counting the Work of a lost cluster (karmada pkg/util/helper/workstatus.go).
+A member that cannot be read counts nothing. Member reads use a short request timeout, so that a
+member whose traffic hangs costs seconds, not the client's default.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import threading
+import time
+
+from ansible_collections.multicloud.federation.plugins.module_utils.cluster_access import (
+    AccessError,
+    ApiError,
+    connect_member,
+)
+from ansible_collections.multicloud.federation.plugins.module_utils.failover import decision
+from ansible_collections.multicloud.federation.plugins.module_utils.failover.decision import FailoverError
+
+# Seconds per request to a member while judging what runs there (a hanging member must not stall a pass).
+MEMBER_REQUEST_TIMEOUT = 5
+
+
+def workload_ref(workload):
+    return "%s %s/%s" % (workload["kind"], workload.get("namespace") or "default", workload["name"])
+
+
+class MemberReadiness(object):
+    """Each workload's ready replicas per member, read in the members."""
+
+    def __init__(self, members, connect=connect_member):
+        self.members = dict((m["name"], m) for m in members)
+        self.connect = connect
+        self.clusters = {}
+
+    def _cluster(self, name):
+        if name not in self.clusters:
+            self.clusters[name] = self.connect(self.members[name], request_timeout=MEMBER_REQUEST_TIMEOUT)
+        return self.clusters[name]
+
+    def ready(self, workload, name):
+        """Ready replicas of ``workload`` in member ``name``; 0 where it has no copy, None when unreadable."""
+        try:
+            copy = self._cluster(name).get(workload["api_version"], workload["kind"], workload["name"],
+                                           workload.get("namespace") or "default")
+        except (AccessError, ApiError):
+            self.clusters.pop(name, None)
+            return None
+        return int(((copy or {}).get("status") or {}).get("readyReplicas") or 0)
+
+    def per_member(self, workload, names=None):
+        return dict((name, self.ready(workload, name)) for name in (names or sorted(self.members)))
+
+    def pods(self, name, namespace):
+        """Names of the pods in ``namespace`` of member ``name`` (None when unreadable)."""
+        try:
+            return sorted(p["metadata"]["name"] for p in self._cluster(name).list("v1", "Pod", namespace=namespace))
+        except (AccessError, ApiError):
+            self.clusters.pop(name, None)
+            return None
+
+
+def total(counts):
+    return sum(count for count in counts.values() if count)
+
+
+class Sampler(object):
+    """Reads every workload's total ready replicas (over ``names``) in a thread, keeping the lowest."""
+
+    def __init__(self, readiness, workloads, names, interval=0.5):
+        self.readiness, self.workloads, self.names, self.interval = readiness, workloads, names, interval
+        self.lowest = {}
+        self.stopped = threading.Event()
+        self.thread = threading.Thread(target=self._loop)
+        self.thread.daemon = True
+
+    def sample(self):
+        for workload in self.workloads:
+            ref = workload_ref(workload)
+            count = total(self.readiness.per_member(workload, self.names))
+            self.lowest[ref] = min(count, self.lowest.get(ref, count))
+
+    def _loop(self):
+        while not self.stopped.is_set():
+            self.sample()
+            self.stopped.wait(self.interval)
+
+    def __enter__(self):
+        self.sample()
+        self.thread.start()
+        return self
+
+    def __exit__(self, *_exc):
+        self.stopped.set()
+        self.thread.join()
+        self.sample()
+
+
+class Failover(object):
+    """failover.yml's pass over the federation: evacuate lost members, fail back returned ones."""
+
+    def __init__(self, engine, members, workloads, method, grace_seconds, restore_seconds, timeout,
+                 interval=1.0, clock=time.time, sleep=time.sleep, readiness=None):
+        decision.validate_timings(grace_seconds, restore_seconds, timeout)
+        if method not in decision.METHODS:
+            raise FailoverError("failover_method %r is not one of %s" % (method, ", ".join(decision.METHODS)))
+        self.engine, self.members, self.workloads = engine, members, workloads
+        self.names = [m["name"] for m in members]
+        self.method, self.grace, self.restore, self.timeout = method, grace_seconds, restore_seconds, timeout
+        self.interval, self.clock, self.sleep = interval, clock, sleep
+        self.readiness = readiness or MemberReadiness(members)
+
+    # --- reading ------------------------------------------------------------------------------
+    def states(self):
+        return decision.member_states(self.engine.member_health(), self.names, self.clock())
+
+    def templates(self):
+        """(workload, template on the control plane) of every workload the control plane has."""
+        found = []
+        for workload in self.workloads:
+            template = self.engine.control_plane.get(workload["api_version"], workload["kind"], workload["name"],
+                                                     workload.get("namespace") or "default")
+            if template is not None:
+                found.append((workload, template))
+        return found
+
+    def _wait(self, probe, what):
+        """Poll ``probe`` (-> list of what is still missing) until it is empty; FailoverError after the timeout."""
+        start = self.clock()
+        while True:
+            missing = probe()
+            if not missing:
+                return round(self.clock() - start, 1)
+            if self.clock() - start >= self.timeout:
+                raise FailoverError("%s: not done after %ss: %s" % (what, self.timeout, "; ".join(missing)))
+            self.sleep(self.interval)
+
+    def evacuation_pending(self, member, survivors, templates):
+        """What keeps ``member`` from being evacuated: a placement still naming it, or survivors that do
+        not run a workload's full count yet."""
+        missing = []
+        for workload, template in templates:
+            ref = workload_ref(workload)
+            if member in self.engine.placed_clusters(template):
+                missing.append("%s is still placed in %s" % (ref, member))
+                continue
+            wanted = int((template.get("spec") or {}).get("replicas") or 0)
+            running = self.readiness.per_member(workload, survivors)
+            if total(running) < wanted:
+                missing.append("%s: %s of %s Ready in %s" % (ref, total(running), wanted, ", ".join(survivors)))
+        return missing
+
+    def failback_pending(self, member, templates):
+        missing = []
+        for workload, template in templates:
+            ref = workload_ref(workload)
+            if self.engine.rebalance_unsupported:
+                if member not in self.engine.placed_clusters(template):
+                    missing.append("%s is not placed in %s again yet" % (ref, member))
+                    continue
+            else:
+                drift = self.engine.placement_drift(template)
+                if drift["pending"] or drift["drifted"]:
+                    missing.append("%s: %s" % (ref, "; ".join(drift["pending"] or drift["problems"])))
+                    continue
+            wanted = int((template.get("spec") or {}).get("replicas") or 0)
+            running = self.readiness.per_member(workload, self.names)
+            if total(running) < wanted:
+                missing.append("%s: %s of %s Ready" % (ref, total(running), wanted))
+        return missing
+
+    # --- acting -------------------------------------------------------------------------------
+    def evacuate(self, member, states, check_mode, sample=None):
+        """Taint ``member`` and wait until no placement names it and the others run every workload's full
+        count; the lowest total Ready is sampled over ``sample`` (default the survivors)."""
+        survivors = [s["name"] for s in states if s["ready"] and not s["evacuated"] and s["name"] != member]
+        templates = self.templates()
+        before = dict((workload_ref(w), total(self.readiness.per_member(w, survivors))) for w, _t in templates)
+        started = self.clock()
+        self.engine.set_member_taint(member, decision.evacuation_taint(started), True, dry_run=check_mode)
+        row = {"member": member, "mechanism": "NoExecute taint %s on the member's %s" % (
+            decision.EVACUATED_TAINT_KEY, "Cluster" if self.engine.name == "karmada" else "FederatedCluster"),
+            "survivors": survivors, "ready_before": before}
+        if check_mode:
+            return row
+        with Sampler(self.readiness, [w for w, _t in templates], sample or survivors) as sampler:
+            try:
+                row["seconds"] = self._wait(lambda: self.evacuation_pending(member, survivors, templates),
+                                            "evacuating %s" % member)
+            except FailoverError as error:
+                raise FailoverError(
+                    "%s (the taint stays: the next run goes on waiting). %s" % (error, self.engine_hint()))
+        row["lowest_ready"] = sampler.lowest
+        return row
+
+    def engine_hint(self):
+        if self.engine.name == "karmada":
+            return ("Karmada evicts for a NoExecute taint only when karmada-controller-manager runs with "
+                    "--feature-gates=Failover=true and --enable-no-execute-taint-eviction=true; a managed control "
+                    "plane (the UCS fleet) may not: ask for them, or set failover_method off and move replicas by hand")
+        return "KubeAdmiral reschedules on a taint change; check kubeadmiral-controller-manager's scheduler"
+
+    def share_pending(self, workload, member, share):
+        ready = self.readiness.ready(workload, member)
+        if (ready or 0) >= share:
+            return []
+        return ["%s: %s of its %s Ready in %s" % (workload_ref(workload), ready, share, member)]
+
+    def fail_back(self, member, check_mode):
+        """Remove the taint and restore each workload's split by the weights, in two stages where the engine
+        can (the member's copies Ready first, then the others scale down), else rescheduled at once."""
+        templates = self.templates()
+        row = {"member": member, "stages": [], "rebalanced": []}
+        with Sampler(self.readiness, [w for w, _t in templates], self.names) as sampler:
+            self.engine.set_member_taint(member, decision.evacuation_taint(self.clock()), False, dry_run=check_mode)
+            if check_mode:
+                return row
+            started = self.clock()
+            for workload, template in templates if not self.engine.rebalance_unsupported else []:
+                drift = self.engine.placement_drift(template)
+                if not drift["drifted"]:
+                    continue
+                ref = workload_ref(workload)
+                row["rebalanced"].append(ref)
+                surge = self.engine.failback_surge(template)
+                if surge is None:
+                    self.engine.rebalance(template, self.timeout, self.interval)
+                    row["stages"].append("%s: rescheduled at once (WorkloadRebalancer)" % ref)
+                    continue
+                share = int((drift["predicted"] or {}).get(member) or 0)
+                row["stages"].append(surge)
+                self._wait(lambda w=workload, n=share: self.share_pending(w, member, n),
+                           "failing back %s: its share of %s" % (member, ref))
+                row["stages"].append(self.engine.failback_settle(template))
+            self._wait(lambda: self.failback_pending(member, templates), "failing back %s" % member)
+            row["seconds"] = round(self.clock() - started, 1)
+        row["lowest_ready"] = sampler.lowest
+        return row
+
+    def finish_interrupted(self, check_mode):
+        """Notes of failbacks a killed run left between its two stages, finished now."""
+        notes = []
+        for _workload, template in self.templates():
+            note = self.engine.failback_settle(template, dry_run=check_mode)
+            if note:
+                notes.append("an interrupted failback finished: %s" % note)
+        return notes
+
+    # --- the passes ---------------------------------------------------------------------------
+    def run(self, check_mode=False):
+        states = self.states()
+        decided = decision.plan(states, self.grace, self.restore)
+        finished = self.finish_interrupted(check_mode)
+        result = {"changed": bool(finished), "members": states, "plan": decided, "evacuated": [], "failed_back": [],
+                  "method": self.method, "notes": finished + list(decided["notes"])}
+        if self.method == decision.METHOD_OFF:
+            if decided["evacuate"]:
+                result["notes"].append("failover_method is off: %s stay(s) in the placement"
+                                       % ", ".join(decided["evacuate"]))
+            decided["evacuate"] = []
+        for member in decided["evacuate"]:
+            result["evacuated"].append(self.evacuate(member, states, check_mode))
+            result["changed"] = True
+            states = [dict(s, evacuated=True) if s["name"] == member else s for s in states]
+        for member in decided["failback"]:
+            result["failed_back"].append(self.fail_back(member, check_mode))
+            result["changed"] = True
+        return result
+
+    def drill(self, member, confirm, check_mode=False):
+        states = self.states()
+        refusal = decision.drill_refusal(states, member, confirm)
+        if refusal:
+            raise FailoverError(refusal)
+        namespaces = sorted(set(w.get("namespace") or "default" for w in self.workloads))
+        pods_before = dict((ns, self.readiness.pods(member, ns)) for ns in namespaces)
+        lost = self.evacuate(member, states, check_mode, sample=self.names)
+        result = {"changed": True, "member": member, "method": decision.METHOD_TAINT, "evacuation": lost,
+                  "mechanism": lost["mechanism"]}
+        if check_mode:
+            return result
+        back = self.fail_back(member, check_mode)
+        pods_after = dict((ns, self.readiness.pods(member, ns)) for ns in namespaces)
+        result.update(failback=back, rto_seconds=lost["seconds"], failback_seconds=back["seconds"],
+                      lowest_ready=dict((ref, min(lost["lowest_ready"].get(ref, 0), back["lowest_ready"].get(ref, 0)))
+                                        for ref in set(lost["lowest_ready"]) | set(back["lowest_ready"])),
+                      replaced_pods=dict((ns, sorted(set(pods_before[ns] or []) - set(pods_after[ns] or [])))
+                                         for ns in namespaces))
+        return result

@@ -1,0 +1,235 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: multicloud.federation contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+module: failover
+short_description: Move a lost member cloud's replicas to the other members, and back when it returns
+version_added: 0.1.0
+description:
+  - One pass over the federation, made to run on a schedule (playbooks/failover.yml). A member is B(lost) when the
+    control plane's own record says it is not Ready (Karmada C(Cluster) condition Ready False or Unknown; KubeAdmiral
+    C(FederatedCluster) not Joined and Ready) and has been so for longer than O(grace_seconds), counted from the
+    condition's C(lastTransitionTime). What the Ansible controller can reach never decides it.
+  - With O(method=taint) a lost member gets the NoExecute taint C(multicloud.federation/evacuated) on its Karmada
+    C(Cluster) or KubeAdmiral C(FederatedCluster). Karmada's taint manager then evicts it from every binding (it needs
+    karmada-controller-manager C(--feature-gates=Failover=true) and C(--enable-no-execute-taint-eviction=true)) and
+    divides static weights over the remaining members; KubeAdmiral's scheduler reschedules on a taint change and drops
+    the cluster. The module waits (bounded by O(timeout)) until no placement names the member and the others run
+    every workload's full count, read in the members themselves.
+  - A member that carries the taint and has been Ready for O(restore_seconds) is failed back - the taint is removed
+    and, on Karmada (which moves nothing back by itself), every workload whose split no longer follows its static
+    weights is restored in two stages, so that its total Ready never falls below what the others ran - its policy's
+    C(replicaScheduling) becomes C(Duplicated) until the returning member runs its share, then its own again (kept
+    meanwhile in the policy's annotation C(multicloud.federation/failback-replica-scheduling); a pass that finds it
+    finishes the interrupted failback first). A policy that cannot be staged is rescheduled at once with a
+    WorkloadRebalancer. KubeAdmiral reschedules by itself when the taint goes. The module waits until the split is
+    restored.
+  - It never evacuates when no member would be left Ready and not evacuated (the last healthy member, or every
+    member lost at once, which is also what a control plane cut off from its members sees).
+  - With O(drill) (and O(drill_confirm)) it evacuates a healthy member on purpose, waits for the others to run the
+    full count, fails back at once, and reports the time to full count (RTO), the lowest total Ready per workload,
+    the failback time and the pods of the drilled member that were replaced.
+author:
+  - multicloud.federation contributors (@multicloud-federation)
+extends_documentation_fragment:
+  - kubernetes.core.k8s_auth_options
+  - multicloud.federation.federation_engine
+  - multicloud.federation.member_access
+  - ansible.builtin.action_common_attributes
+options:
+  members:
+    description: How to reach each member, to read what runs there (the inventory's group C(members)).
+    required: true
+  workloads:
+    description: The federated workloads whose replicas are counted (templates on the control plane).
+    type: list
+    elements: dict
+    default: []
+    suboptions:
+      api_version:
+        description: apiVersion of the template.
+        type: str
+        required: true
+      kind:
+        description: Kind of the template.
+        type: str
+        required: true
+      name:
+        description: Its name.
+        type: str
+        required: true
+      namespace:
+        description: Its namespace.
+        type: str
+        default: default
+  method:
+    description:
+      - C(taint) moves replicas with the collection's NoExecute taint; C(off) only reports.
+    type: str
+    choices: [taint, "off"]
+    default: taint
+  grace_seconds:
+    description: Seconds a member must have been not Ready before it is evacuated.
+    type: int
+    default: 300
+  restore_seconds:
+    description: Seconds an evacuated member must have been Ready again before it is failed back.
+    type: int
+    default: 300
+  drill:
+    description: A healthy member to evacuate on purpose and fail back at once.
+    type: str
+  drill_confirm:
+    description: Confirms O(drill) (its pods are replaced).
+    type: bool
+    default: false
+  karmada_version:
+    description: Karmada release of the control plane (the static-weight division depends on it).
+    type: str
+  timeout:
+    description: Seconds to wait for an evacuation, and again for a failback.
+    type: int
+    default: 600
+  poll_interval:
+    description: Seconds between looks.
+    type: int
+    default: 1
+attributes:
+  check_mode:
+    support: full
+    details:
+      - Decides as without check mode and sends the taint change as a server-side dry run; nothing is waited for.
+  diff_mode:
+    support: none
+  platform:
+    platforms: posix
+requirements:
+  - kubernetes
+"""
+
+EXAMPLES = r"""
+- name: Evacuate lost members, fail back returned ones
+  multicloud.federation.failover:
+    members: "{{ groups['members'] | multicloud.federation.member_clusters(hostvars) }}"
+    workloads:
+      - {api_version: apps.kruise.io/v1beta1, kind: UnitedDeployment, name: sample-ud, namespace: default}
+    grace_seconds: 120
+    restore_seconds: 120
+
+- name: A drill of test-ucs
+  multicloud.federation.failover:
+    members: "{{ groups['members'] | multicloud.federation.member_clusters(hostvars) }}"
+    workloads:
+      - {api_version: apps.kruise.io/v1beta1, kind: UnitedDeployment, name: sample-ud}
+    drill: test-ucs
+    drill_confirm: true
+"""
+
+RETURN = r"""
+members:
+  description: Each inventory member as the control plane sees it - name, ready, reason, for_seconds (since Ready last changed), evacuated.
+  returned: always
+  type: list
+  elements: dict
+plan:
+  description: What the pass decided - evacuate, failback, waiting (with why), held (lost but not evacuated, and why in notes).
+  returned: unless O(drill)
+  type: dict
+evacuated:
+  description: Per evacuated member - mechanism, survivors, ready_before, seconds to full count, lowest_ready per workload.
+  returned: unless O(drill)
+  type: list
+  elements: dict
+failed_back:
+  description: Per member failed back - rebalanced workloads, stages, seconds until the split was restored, lowest_ready per workload.
+  returned: unless O(drill)
+  type: list
+  elements: dict
+drill:
+  description: The drill - member, mechanism, rto_seconds, failback_seconds, lowest_ready, replaced_pods, evacuation, failback.
+  returned: with O(drill)
+  type: dict
+notes:
+  description: What was held back and why.
+  returned: unless O(drill)
+  type: list
+  elements: str
+"""
+
+import copy
+
+from ansible_collections.kubernetes.core.plugins.module_utils.ansiblemodule import AnsibleModule
+from ansible_collections.kubernetes.core.plugins.module_utils.args_common import AUTH_ARG_SPEC
+from ansible_collections.kubernetes.core.plugins.module_utils.k8s.core import AnsibleK8SModule
+
+from ansible_collections.multicloud.federation.plugins.module_utils.cluster_access import (
+    MEMBER_ACCESS_SPEC,
+    AccessError,
+    ApiError,
+    connect_control_plane,
+)
+from ansible_collections.multicloud.federation.plugins.module_utils.failover.decision import FailoverError
+from ansible_collections.multicloud.federation.plugins.module_utils.failover.runner import Failover
+from ansible_collections.multicloud.federation.plugins.module_utils.federation_engine import (
+    ENGINE_ARG_SPEC,
+    EngineError,
+    federation_engine,
+)
+from ansible_collections.multicloud.federation.plugins.module_utils.karmada_division import DEFAULT_KARMADA_VERSION
+
+
+def argspec():
+    args = copy.deepcopy(AUTH_ARG_SPEC)
+    args.update(copy.deepcopy(ENGINE_ARG_SPEC))
+    args.update(
+        members=dict(copy.deepcopy(MEMBER_ACCESS_SPEC), required=True),
+        workloads=dict(type="list", elements="dict", default=[], options=dict(
+            api_version=dict(type="str", required=True), kind=dict(type="str", required=True),
+            name=dict(type="str", required=True), namespace=dict(type="str", default="default"))),
+        method=dict(type="str", choices=["taint", "off"], default="taint"),
+        grace_seconds=dict(type="int", default=300),
+        restore_seconds=dict(type="int", default=300),
+        drill=dict(type="str"),
+        drill_confirm=dict(type="bool", default=False),
+        karmada_version=dict(type="str"),
+        timeout=dict(type="int", default=600),
+        poll_interval=dict(type="int", default=1),
+    )
+    return args
+
+
+def main():
+    module = AnsibleK8SModule(module_class=AnsibleModule, argument_spec=argspec(), supports_check_mode=True)
+    params = module.params
+    try:
+        failover = Failover(None, params["members"], params["workloads"], params["method"], params["grace_seconds"],
+                            params["restore_seconds"], params["timeout"], interval=max(1, params["poll_interval"]))
+    except FailoverError as error:
+        module.fail_json(msg=str(error))
+    try:
+        control_plane = connect_control_plane(module)
+        failover.engine = federation_engine(control_plane, params["engine"],
+                                            params["karmada_version"] or DEFAULT_KARMADA_VERSION)
+        failover.engine.member_health()
+    except (AccessError, ApiError) as error:
+        module.fail_json(msg="the federation control plane cannot be reached, so nothing was done (a member is judged "
+                             "lost only by the control plane's own record): %s" % error)
+    except EngineError as error:
+        module.fail_json(msg=str(error))
+    try:
+        if params["drill"]:
+            module.exit_json(drill=failover.drill(params["drill"], params["drill_confirm"], module.check_mode),
+                             changed=True, members=failover.states())
+        module.exit_json(**failover.run(module.check_mode))
+    except (AccessError, ApiError, EngineError, FailoverError) as error:
+        module.fail_json(msg=str(error))
+
+
+if __name__ == "__main__":
+    main()

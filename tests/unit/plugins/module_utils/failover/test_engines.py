@@ -1,0 +1,160 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) multicloud.federation contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The engine contract's failover methods on both engines: health, taints, placement, staged failback."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import json
+
+import pytest
+
+from ansible_collections.multicloud.federation.plugins.module_utils import karmada_engine as ke
+from ansible_collections.multicloud.federation.plugins.module_utils.cluster_access import ApiError
+from ansible_collections.multicloud.federation.plugins.module_utils import kubeadmiral_engine as kae
+from ansible_collections.multicloud.federation.plugins.module_utils.failover import decision as d
+from ansible_collections.multicloud.federation.plugins.module_utils.federation_engine import EngineError
+
+from ..fake_cluster import FakeCluster
+
+TAINT = d.evacuation_taint(d.parse_api_time("2026-12-04T12:00:00Z"))
+NOT_READY = {"key": "cluster.karmada.io/not-ready", "effect": "NoSchedule"}
+
+
+def karmada_cluster(name, ready=True, since="2026-12-04T11:00:00Z", taints=None):
+    return {"apiVersion": "cluster.karmada.io/v1alpha1", "kind": "Cluster", "metadata": {"name": name},
+            "spec": {"syncMode": "Push", "taints": taints or []},
+            "status": {"conditions": [{"type": "Ready", "status": "True" if ready else "False",
+                                       "reason": "" if ready else "ClusterNotReachable", "lastTransitionTime": since}]}}
+
+
+def kubeadmiral_cluster(name, ready=True, since="2026-12-04T11:00:00Z"):
+    return {"apiVersion": "core.kubeadmiral.io/v1alpha1", "kind": "FederatedCluster", "metadata": {"name": name},
+            "spec": {},
+            "status": {"conditions": [{"type": "Joined", "status": "True"},
+                                      {"type": "Ready", "status": "True" if ready else "Unknown",
+                                       "message": "" if ready else "cluster unreachable", "lastTransitionTime": since}]}}
+
+
+def test_karmada_health_reads_the_ready_transition_and_the_taints():
+    engine = ke.KarmadaEngine(FakeCluster(objects=[karmada_cluster("test-ucs", False, "2026-12-04T11:59:00Z", [NOT_READY]),
+                                                   karmada_cluster("idc1")]))
+    assert engine.member_health() == [
+        {"name": "idc1", "ready": True, "reason": "", "since": "2026-12-04T11:00:00Z", "taints": []},
+        {"name": "test-ucs", "ready": False, "reason": "ClusterNotReachable", "since": "2026-12-04T11:59:00Z",
+         "taints": [NOT_READY]},
+    ]
+
+
+def test_kubeadmiral_health_reads_its_ready_condition():
+    engine = kae.KubeAdmiralEngine(FakeCluster(objects=[kubeadmiral_cluster("cluster-b", False, "2026-12-04T11:58:00Z")]))
+    (row,) = engine.member_health()
+    assert row["name"] == "cluster-b" and not row["ready"] and row["since"] == "2026-12-04T11:58:00Z"
+    assert "cluster unreachable" in row["reason"]
+
+
+@pytest.mark.parametrize("engine_class, member, api", [
+    (ke.KarmadaEngine, karmada_cluster("test-ucs", False, taints=[NOT_READY]), ("cluster.karmada.io/v1alpha1", "Cluster")),
+    (kae.KubeAdmiralEngine, kubeadmiral_cluster("test-ucs", False), ("core.kubeadmiral.io/v1alpha1", "FederatedCluster")),
+])
+def test_the_taint_is_added_once_beside_the_others_and_removed_alone(engine_class, member, api):
+    control_plane = FakeCluster(objects=[member])
+    engine = engine_class(control_plane)
+    others = list(member["spec"].get("taints") or [])
+    assert engine.set_member_taint("test-ucs", TAINT, True)
+    assert not engine.set_member_taint("test-ucs", TAINT, True)
+    stored = control_plane.get(api[0], api[1], "test-ucs")
+    assert stored["spec"]["taints"] == others + [TAINT]
+    assert engine.set_member_taint("test-ucs", TAINT, False)
+    assert control_plane.get(api[0], api[1], "test-ucs")["spec"]["taints"] == others
+    assert not engine.set_member_taint("test-ucs", TAINT, False)
+
+
+class Racing(FakeCluster):
+    """Another writer changes the object between the engine's read and its patch."""
+
+    def patch(self, api_version, kind, name, patch, namespace=None, patch_type="merge", dry_run=False):
+        self._put(self.get(api_version, kind, name, namespace))
+        return super(Racing, self).patch(api_version, kind, name, patch, namespace, patch_type, dry_run)
+
+
+def test_a_concurrent_change_is_refused_not_lost():
+    control_plane = Racing(objects=[karmada_cluster("test-ucs", taints=[NOT_READY])])
+    with pytest.raises(ApiError, match="409"):
+        ke.KarmadaEngine(control_plane).set_member_taint("test-ucs", TAINT, True)
+
+
+def test_a_dry_run_taint_changes_nothing():
+    control_plane = FakeCluster(objects=[karmada_cluster("test-ucs")])
+    assert ke.KarmadaEngine(control_plane).set_member_taint("test-ucs", TAINT, True, dry_run=True)
+    assert control_plane.get("cluster.karmada.io/v1alpha1", "Cluster", "test-ucs")["spec"]["taints"] == []
+
+
+def test_an_unknown_member_is_refused():
+    with pytest.raises(EngineError, match="no member cluster named idc9"):
+        ke.KarmadaEngine(FakeCluster(objects=[karmada_cluster("idc1")])).set_member_taint("idc9", TAINT, True)
+
+
+UD = {"apiVersion": "apps.kruise.io/v1beta1", "kind": "UnitedDeployment",
+      "metadata": {"name": "demo", "namespace": "default",
+                   "annotations": {ke.POLICY_NAME_ANNOTATION: "demo", ke.POLICY_NAMESPACE_ANNOTATION: "default"}}}
+WEIGHTED = {"replicaSchedulingType": "Divided", "replicaDivisionPreference": "Weighted",
+            "weightPreference": {"staticWeightList": [{"targetCluster": {"clusterNames": ["idc1"]}, "weight": 1},
+                                                      {"targetCluster": {"clusterNames": ["test-ucs"]}, "weight": 2}]}}
+
+
+def karmada_world(scheduling=WEIGHTED):
+    policy = {"apiVersion": "policy.karmada.io/v1alpha1", "kind": "PropagationPolicy",
+              "metadata": {"name": "demo", "namespace": "default"},
+              "spec": {"resourceSelectors": [{"apiVersion": UD["apiVersion"], "kind": "UnitedDeployment", "name": "demo"}],
+                       "placement": {"clusterAffinity": {"clusterNames": ["idc1", "test-ucs"]},
+                                     "replicaScheduling": scheduling}}}
+    binding = {"apiVersion": "work.karmada.io/v1alpha2", "kind": "ResourceBinding",
+               "metadata": {"name": ke.binding_name("UnitedDeployment", "demo"), "namespace": "default"},
+               "spec": {"clusters": [{"name": "idc1", "replicas": 6}]}}
+    return FakeCluster(objects=[policy, binding, dict(UD)])
+
+
+def test_karmada_placed_clusters_are_the_bindings():
+    engine = ke.KarmadaEngine(karmada_world())
+    assert engine.placed_clusters(UD) == ["idc1"]
+    assert engine.placed_clusters(dict(UD, metadata={"name": "other", "namespace": "default"})) == []
+
+
+def test_kubeadmiral_placed_clusters_are_every_controllers_placement():
+    federated = {"apiVersion": "core.kubeadmiral.io/v1alpha1", "kind": "FederatedObject",
+                 "metadata": {"name": "web-deployments.apps", "namespace": "shop"},
+                 "spec": {"placements": [{"controller": "kubeadmiral.io/global-scheduler",
+                                          "placement": [{"cluster": "cluster-b"}, {"cluster": "cluster-a"}]}]}}
+    engine = kae.KubeAdmiralEngine(FakeCluster(objects=[federated]))
+    engine.federated_object_name = lambda template: "web-deployments.apps"
+    web = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web", "namespace": "shop"}}
+    assert engine.placed_clusters(web) == ["cluster-a", "cluster-b"]
+
+
+def test_karmada_surge_duplicates_and_settle_restores_the_weights_exactly():
+    control_plane = karmada_world()
+    engine = ke.KarmadaEngine(control_plane)
+    assert "Duplicated" in engine.failback_surge(UD)
+    policy = control_plane.get("policy.karmada.io/v1alpha1", "PropagationPolicy", "demo", "default")
+    assert policy["spec"]["placement"]["replicaScheduling"] == {"replicaSchedulingType": "Duplicated"}
+    assert json.loads(policy["metadata"]["annotations"][ke.FAILBACK_ANNOTATION]) == WEIGHTED
+    # A second surge (a rerun) changes nothing.
+    assert engine.failback_surge(UD) is None
+    assert engine.failback_settle(UD)
+    policy = control_plane.get("policy.karmada.io/v1alpha1", "PropagationPolicy", "demo", "default")
+    assert policy["spec"]["placement"]["replicaScheduling"] == WEIGHTED
+    assert ke.FAILBACK_ANNOTATION not in (policy["metadata"].get("annotations") or {})
+    assert engine.failback_settle(UD) is None
+
+
+def test_a_policy_that_duplicates_already_is_not_staged():
+    engine = ke.KarmadaEngine(karmada_world({"replicaSchedulingType": "Duplicated"}))
+    assert engine.failback_surge(UD) is None
+
+
+def test_kubeadmiral_does_not_stage():
+    engine = kae.KubeAdmiralEngine(FakeCluster())
+    assert engine.failback_surge(UD) is None and engine.failback_settle(UD) is None

@@ -1,0 +1,233 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) multicloud.federation contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""failover.runner on a scripted federation: what it writes, in which order, and what it waits for."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import pytest
+
+from ansible_collections.multicloud.federation.plugins.module_utils.failover import decision as d
+from ansible_collections.multicloud.federation.plugins.module_utils.failover.runner import Failover
+
+WORKLOAD = {"api_version": "apps.kruise.io/v1beta1", "kind": "UnitedDeployment", "name": "sample-ud",
+            "namespace": "default"}
+REF = "UnitedDeployment default/sample-ud"
+MEMBERS = [{"name": "idc1", "kubeconfig": "/k/idc1"}, {"name": "test-ucs", "kubeconfig": "/k/test-ucs"}]
+
+
+class Clock(object):
+    def __init__(self):
+        self.now = d.parse_api_time("2026-12-04T12:00:00Z")
+
+    def __call__(self):
+        return self.now
+
+    def sleep(self, seconds):
+        self.now += seconds
+
+
+class World(object):
+    """A federation of idc1 (weight 1) and test-ucs (weight 2), 6 replicas, scripted per look."""
+
+    def __init__(self, clock):
+        self.clock = clock
+        self.ready = {"idc1": True, "test-ucs": False}
+        self.since = {"idc1": clock.now - 3600, "test-ucs": clock.now - 600}
+        self.taints = {"idc1": [], "test-ucs": []}
+        self.placed = {"idc1": 2, "test-ucs": 4}
+        self.running = {"idc1": 2, "test-ucs": None}
+        self.log = []
+        self.stages, self.surged = False, False
+
+
+class Engine(object):
+    name = "karmada"
+    rebalance_unsupported = ""
+
+    def __init__(self, world):
+        self.world = world
+        self.control_plane = self
+
+    def get(self, api_version, kind, name, namespace):
+        return {"spec": {"replicas": 6}}
+
+    def member_health(self):
+        w = self.world
+        return [{"name": n, "ready": w.ready[n], "reason": "" if w.ready[n] else "ClusterNotReachable",
+                 "since": d.api_time(w.since[n]), "taints": w.taints[n]} for n in sorted(w.ready)]
+
+    def set_member_taint(self, name, taint, present, dry_run=False):
+        self.world.log.append(("taint", name, present, dry_run))
+        if not dry_run:
+            self.world.taints[name] = [taint] if present else []
+        return True
+
+    def placed_clusters(self, template):
+        w = self.world
+        # Karmada's taint manager: an evacuated member leaves the binding, the survivor gets everything;
+        # the survivor's copy becomes Ready over three looks.
+        if w.taints["test-ucs"] and "test-ucs" in w.placed:
+            w.placed = {"idc1": 6}
+        if w.placed == {"idc1": 6} and w.running["idc1"] < 6:
+            w.running["idc1"] += 2
+        return sorted(w.placed)
+
+    def placement_drift(self, template):
+        w = self.world
+        drifted = w.placed != {"idc1": 2, "test-ucs": 4}
+        return {"pending": [], "drifted": drifted, "problems": ["stale"] if drifted else [],
+                "predicted": {"idc1": 2, "test-ucs": 4}}
+
+    # Staging as Karmada does it, when the world allows it: Duplicated gives test-ucs 6, Ready over looks.
+    def failback_surge(self, template, dry_run=False):
+        w = self.world
+        if not w.stages or w.surged:
+            return None
+        w.log.append(("surge",))
+        w.surged, w.placed, w.running["test-ucs"] = True, {"idc1": 6, "test-ucs": 6}, 0
+        return "Duplicated"
+
+    def failback_settle(self, template, dry_run=False):
+        w = self.world
+        if not w.surged:
+            return None
+        w.log.append(("settle", dry_run))
+        if not dry_run:
+            w.surged, w.placed, w.running = False, {"idc1": 2, "test-ucs": 4}, {"idc1": 2, "test-ucs": 4}
+        return "Divided again"
+
+    def rebalance(self, template, timeout, interval, dry_run=False):
+        self.world.log.append(("rebalance",))
+        self.world.placed = {"idc1": 2, "test-ucs": 4}
+        self.world.running = {"idc1": 2, "test-ucs": 4}
+
+
+class Readiness(object):
+    def __init__(self, world):
+        self.world = world
+
+    def ready(self, workload, name):
+        w = self.world
+        if w.surged and name == "test-ucs" and w.running[name] < 6:
+            w.running[name] += 2
+        return w.running[name]
+
+    def per_member(self, workload, names=None):
+        return dict((n, self.world.running[n]) for n in (names or sorted(self.world.running)))
+
+    def pods(self, name, namespace):
+        return ["%s-pod-%d" % (name, len(self.world.log))]
+
+
+def failover(world, clock, **options):
+    settings = dict(method="taint", grace_seconds=60, restore_seconds=60, timeout=120)
+    settings.update(options)
+    return Failover(Engine(world), MEMBERS, [WORKLOAD], settings["method"], settings["grace_seconds"],
+                    settings["restore_seconds"], settings["timeout"], clock=clock, sleep=clock.sleep,
+                    readiness=Readiness(world))
+
+
+def test_a_lost_member_is_tainted_and_the_pass_waits_for_the_full_count_elsewhere():
+    clock = Clock()
+    world = World(clock)
+    result = failover(world, clock).run()
+    assert world.log == [("taint", "test-ucs", True, False)]
+    evacuated = result["evacuated"][0]
+    assert result["changed"] and evacuated["member"] == "test-ucs" and evacuated["survivors"] == ["idc1"]
+    assert evacuated["ready_before"] == {REF: 2}
+    assert world.running["idc1"] == 6 and evacuated["seconds"] > 0
+    assert evacuated["lowest_ready"] == {REF: 2}
+
+
+def test_the_second_pass_changes_nothing():
+    clock = Clock()
+    world = World(clock)
+    failover(world, clock).run()
+    world.log = []
+    result = failover(world, clock).run()
+    assert not result["changed"] and world.log == []
+
+
+def test_check_mode_sends_a_dry_run_and_waits_for_nothing():
+    clock = Clock()
+    world = World(clock)
+    result = failover(world, clock).run(check_mode=True)
+    assert world.log == [("taint", "test-ucs", True, True)] and result["changed"]
+    assert "seconds" not in result["evacuated"][0] and world.taints["test-ucs"] == []
+
+
+def test_method_off_reports_and_moves_nothing():
+    clock = Clock()
+    world = World(clock)
+    result = failover(world, clock, method="off").run()
+    assert world.log == [] and not result["changed"] and "failover_method is off" in result["notes"][0]
+
+
+def test_a_member_back_is_failed_back_and_the_split_rebalanced():
+    clock = Clock()
+    world = World(clock)
+    failover(world, clock).run()
+    world.ready["test-ucs"], world.since["test-ucs"] = True, clock.now - 61
+    world.running["test-ucs"] = 0
+    world.log = []
+    result = failover(world, clock).run()
+    assert world.log == [("taint", "test-ucs", False, False), ("rebalance",)]
+    assert result["failed_back"][0]["rebalanced"] == [REF] and world.taints["test-ucs"] == []
+
+
+def test_an_evacuation_the_engine_never_acts_on_fails_naming_the_switches():
+    clock = Clock()
+    world = World(clock)
+    engine = Engine(world)
+    engine.placed_clusters = lambda template: ["idc1", "test-ucs"]
+    runner = failover(world, clock, timeout=10)
+    runner.engine = engine
+    with pytest.raises(d.FailoverError, match="still placed in test-ucs.*enable-no-execute-taint-eviction"):
+        runner.run()
+
+
+def test_a_drill_evacuates_and_fails_back_and_reports():
+    clock = Clock()
+    world = World(clock)
+    world.ready["test-ucs"], world.running["test-ucs"] = True, 4
+    result = failover(world, clock).drill("test-ucs", True)
+    assert world.log == [("taint", "test-ucs", True, False), ("taint", "test-ucs", False, False), ("rebalance",)]
+    assert result["rto_seconds"] > 0 and result["failback_seconds"] == 0
+    assert result["lowest_ready"] == {REF: 6}
+    assert result["replaced_pods"] == {"default": ["test-ucs-pod-0"]}
+
+
+def test_a_drill_without_confirmation_changes_nothing():
+    clock = Clock()
+    world = World(clock)
+    world.ready["test-ucs"] = True
+    with pytest.raises(d.FailoverError, match="failover_drill_confirm"):
+        failover(world, clock).drill("test-ucs", False)
+    assert world.log == []
+
+
+def test_a_staged_failback_brings_the_member_up_before_the_others_scale_down():
+    clock = Clock()
+    world = World(clock)
+    failover(world, clock).run()
+    world.ready["test-ucs"], world.since["test-ucs"] = True, clock.now - 61
+    world.running["test-ucs"], world.stages = 0, True
+    world.log = []
+    result = failover(world, clock).run()
+    assert world.log == [("taint", "test-ucs", False, False), ("surge",), ("settle", False)]
+    assert result["failed_back"][0]["stages"] == ["Duplicated", "Divided again"]
+    assert result["failed_back"][0]["lowest_ready"] == {REF: 6}
+
+
+def test_a_failback_killed_between_its_stages_is_finished_by_the_next_pass():
+    clock = Clock()
+    world = World(clock)
+    world.ready["test-ucs"], world.running["test-ucs"] = True, 6
+    world.stages, world.surged, world.placed = True, True, {"idc1": 6, "test-ucs": 6}
+    result = failover(world, clock).run()
+    assert world.log == [("settle", False)] and result["changed"]
+    assert result["notes"] == ["an interrupted failback finished: Divided again"]
+    assert world.placed == {"idc1": 2, "test-ucs": 4}
