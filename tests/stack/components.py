@@ -101,6 +101,8 @@ class Components(EngineChoice):
     engines: tuple[str, ...] = (KARMADA_ENGINE,)
     ports: KarmadaPorts = field(default_factory=karmada_ports)
     kubeadmiral_ports: KubeAdmiralPorts = field(default_factory=kubeadmiral_ports)
+    # Members `lose` took away (lost.py): only health checks that go through a member avoid them.
+    lost: frozenset[str] = frozenset()
 
     @property
     def kubeadmiral_members(self) -> list[Member]:
@@ -238,7 +240,10 @@ class Components(EngineChoice):
                   f"--cert-dir={self.pki.directory}", "--tls-cert-file-name=karmada-webhook.crt",
                   "--tls-private-key-file-name=karmada-webhook.key",
                   f"--metrics-bind-address={INTERNAL_ADDRESS}:{p.webhook_metrics}",
-                  f"--health-probe-bind-address={INTERNAL_ADDRESS}:{p.webhook_health}"],
+                  f"--health-probe-bind-address={INTERNAL_ADDRESS}:{p.webhook_health}",
+                  # Admits a ClusterTaintPolicy with a NoExecute taint (refused by default):
+                  # cmd/webhook/app/options/options.go. As upstream's artifacts/deploy/karmada-webhook.yaml.
+                  "--allow-no-execute-taint-policy=true"],
             port=p.webhook,
             health=tls_health(INTERNAL_ADDRESS, p.webhook, self.pki.ca_crt))
 
@@ -247,7 +252,17 @@ class Components(EngineChoice):
         return ProcessSpec(
             name="karmada.karmada-controller-manager",
             argv=[self.bin("karmada-controller-manager"), f"--kubeconfig={self.kubeconfig(KARMADA)}",
+                  # Push clusters are probed every 10s (the default, cmd/controller-manager/app/options/options.go);
+                  # upstream's --cluster-failure-threshold and --cluster-success-threshold (30s each, same file)
+                  # are kept, so a member apiserver restarted for ~15s (tests/integration/test_faults.py)
+                  # never turns its Cluster NotReady.
                   "--cluster-status-update-frequency=10s", "--leader-elect=false",
+                  # Cluster failover, as upstream's artifacts/deploy/karmada-controller-manager.yaml:
+                  # the Failover gate (Beta, off by default: pkg/features/features.go) starts the taint
+                  # manager and the ClusterTaintPolicy controller (cmd/controller-manager/app/controllermanager.go);
+                  # --enable-no-execute-taint-eviction (default false:
+                  # cmd/controller-manager/app/options/cluster_failover.go) lets a NoExecute taint evict.
+                  "--feature-gates=Failover=true", "--enable-no-execute-taint-eviction=true",
                   f"--metrics-bind-address={INTERNAL_ADDRESS}:{p.controller_manager_metrics}",
                   f"--health-probe-bind-address={INTERNAL_ADDRESS}:{p.controller_manager_health}"],
             port=p.controller_manager_health,
@@ -338,9 +353,10 @@ class Components(EngineChoice):
             health = http_health(f"https://{INTERNAL_ADDRESS}:{port}/version", verify=str(self.pki.ca_crt))
         else:
             # Without Karmada there is no federation proxy; a member's external forwarder (on the
-            # second loopback address, the member apiserver's port) answers instead.
+            # second loopback address, the member apiserver's port) answers instead: a member not lost.
             port = None
-            health = tls_health(EXTERNAL_ADDRESS, self.kubeadmiral_members[0].apiserver_port, self.pki.ca_crt)
+            member = next((m for m in self.kubeadmiral_members if m.name not in self.lost), self.kubeadmiral_members[0])
+            health = tls_health(EXTERNAL_ADDRESS, member.apiserver_port, self.pki.ca_crt)
         return ProcessSpec(
             name="supervisor",
             # The member count, the engines and a digest of the stack's code are in the command line,

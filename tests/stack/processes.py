@@ -151,6 +151,8 @@ def stop_many(state: StatePaths, names: list[str], timeout: float = 20.0) -> dic
     running = {name: record for name, record in records.items() if is_running(record)}
     for record in running.values():
         _signal(record, signal.SIGTERM)
+        # A process stopped by `lose --hang` only acts on the SIGTERM once it runs again.
+        _signal(record, signal.SIGCONT)
     deadline = time.monotonic() + timeout
     while any(is_running(record) for record in running.values()) and time.monotonic() < deadline:
         time.sleep(0.1)
@@ -168,13 +170,55 @@ def stop_many(state: StatePaths, names: list[str], timeout: float = 20.0) -> dic
     return outcome
 
 
-def _signal(record: ProcessRecord, signum: int) -> None:
+def _signal(record: ProcessRecord, signum: int) -> bool:
     # Checked again right before signalling: never signal a pid that is no longer ours.
     if is_running(record):
         try:
             os.kill(record.pid, signum)
+            return True
         except ProcessLookupError:
             pass
+    return False
+
+
+def send(record: ProcessRecord | None, signum: int) -> bool:
+    """Signal a recorded process if it is still the one we started; whether it was signalled."""
+    return record is not None and _signal(record, signum)
+
+
+def _task_states(pid: int) -> list[str]:
+    """The state of each thread of a process (field 3 of /proc/<pid>/task/<tid>/stat)."""
+    states = []
+    try:
+        tasks = list(Path(f"/proc/{pid}/task").iterdir())
+    except (FileNotFoundError, ProcessLookupError, PermissionError):
+        return states
+    for task in tasks:
+        try:
+            raw = (task / "stat").read_text()
+        except (FileNotFoundError, ProcessLookupError, PermissionError):
+            continue
+        states.append(raw[raw.rindex(")") + 2:].split()[0])
+    return states
+
+
+def is_stopped(record: ProcessRecord | None) -> bool:
+    """Running, but stopped by a signal (SIGSTOP): every thread in state T, not only the leader."""
+    if not is_running(record):
+        return False
+    states = _task_states(record.pid)
+    return bool(states) and all(state == "T" for state in states)
+
+
+def is_gone(record: ProcessRecord | None) -> bool:
+    """Exited with every thread. After SIGKILL the leader of a multi-threaded process can be a zombie
+    (not running, for is_running) while its other threads still exit, holding its sockets open."""
+    reason = not_running_reason(record)
+    if reason is None:
+        return False
+    if record is None or not reason.startswith("exited"):
+        return True  # never started, or the pid is not ours any more
+    return all(state in ("Z", "X") for state in _task_states(record.pid))
 
 
 def recorded_names(state: StatePaths) -> list[str]:

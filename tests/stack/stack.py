@@ -14,6 +14,9 @@ load balancers, kruise kubelet); finally Karmada's members are joined in Push mo
 and KubeAdmiral's with a Secret and a FederatedCluster each, and waited Ready (KubeAdmiral's:
 Joined and Ready). Every step checks before it acts, so ``up`` on a running stack changes nothing
 and ``up`` after a crash restarts only what is down.
+
+``lose MEMBER [--hang]`` and ``restore MEMBER`` take a member cloud away whole and bring it back
+(lost.py): ``up`` leaves a lost member down, ``status`` shows its processes as ``lost``.
 """
 
 from __future__ import annotations
@@ -22,16 +25,18 @@ import json
 import os
 import re
 import shutil
+import signal
 import socket
 import subprocess
 import sys
 import time
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 
 import yaml
 
-from tests.stack import inventory, kubeconfigs, manifests, processes
+from tests.stack import inventory, kubeconfigs, lost, manifests, processes
 from tests.stack.components import KARMADA, KUBEADMIRAL, Components
 from tests.stack.kubeapi import Api, ApiError
 from tests.stack.layout import Layout, layout
@@ -54,6 +59,11 @@ FEDERATED_CLUSTERS = "/apis/core.kubeadmiral.io/v1alpha1/federatedclusters"
 # Joined=False with these reasons is final: the controller never tries again
 # (pkg/controllers/federatedcluster/util.go isClusterJoined).
 KUBEADMIRAL_JOIN_FAILURES = ("JoinTimeoutExceeded", "ClusterUnjoinable")
+# The Leases of the nodes KWOK manages (manifests.KWOK_NODE_ANNOTATION) are what `restore` waits on.
+NODE_LEASES = "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases"
+# KWOK renews a node Lease every 10 s (a quarter of --node-lease-duration-seconds=40): one renewed
+# less than this long ago is being renewed (after a short `lose --hang`, before KWOK's next renewal).
+LEASE_FRESH_SECONDS = 15
 
 
 # inotify instances per process, measured on this stack (see Stack._check_inotify).
@@ -102,7 +112,13 @@ class Stack(EngineChoice):
 
     @property
     def components(self) -> Components:
-        return Components(self.layout, self.state, self.pki, self.members if self.karmada else [], self.engines)
+        return Components(self.layout, self.state, self.pki, self.members if self.karmada else [], self.engines,
+                          lost=frozenset(lost.names(self.state)))
+
+    @property
+    def lost(self) -> dict[str, dict]:
+        """The members `lose` took away, until `restore` (lost.py)."""
+        return lost.read(self.state)
 
     # ------------------------------------------------------------------------------ up
     def up(self, timeout: float) -> None:
@@ -116,6 +132,7 @@ class Stack(EngineChoice):
         comps = self.components
         for m in comps.members:
             write_if_changed(comps.egress_config_file(m), yaml.safe_dump(comps.egress_configuration(m), sort_keys=False))
+        self._keep_lost_members(comps)
         self._retire_engines_not_asked()
         self._check_ports(comps.all_started_by_up())
         self._check_inotify(comps.all_started_by_up())
@@ -127,7 +144,8 @@ class Stack(EngineChoice):
         if self.kubeadmiral:
             self._bootstrap_kubeadmiral(comps.api(KUBEADMIRAL), timeout)
         for m in comps.all_members:
-            self._ensure_nodes(comps.api(m.name), m)
+            if m.name not in comps.lost:
+                self._ensure_nodes(comps.api(m.name), m)
         self._ensure(comps.controllers(), timeout)
         if self.karmada:
             self._serve_karmada_apis(comps, pki, timeout)
@@ -175,6 +193,20 @@ class Stack(EngineChoice):
                 f"({', '.join(m.name for m in comps.kubeadmiral_members)}){joined}")
             say(f"    federation kubeconfig: {self.state.kubeadmiral_kubeconfig()} (context federation)")
             say(f"    inventory: {kubeadmiral_inventory_path()}")
+        for name in sorted(comps.lost):
+            say(f"  {name} is lost and was left down (`python -m tests.stack restore {name}` brings it back)")
+
+    def _keep_lost_members(self, comps: Components) -> None:
+        """Refuse an `up` that would retire a lost member (its engine left out, beyond --members): it
+        would have to be stopped and unjoined while unreachable. Otherwise say which are left down."""
+        kept = {m.name for m in comps.all_members}
+        gone = sorted(comps.lost - kept)
+        if gone:
+            raise StackError(f"{', '.join(gone)} lost (`python -m tests.stack lose`) and not a member of the stack this "
+                             f"up asks for: `python -m tests.stack restore {gone[0]}` first (or `down`)")
+        for name, entry in sorted(self.lost.items()):
+            say(f"  leaving {name} down: lost ({_lost_detail(entry)}); only `python -m tests.stack restore {name}` "
+                "brings it back")
 
     def _check_binaries(self) -> None:
         needed = dict.fromkeys(name for engine in self.engines for name in REQUIRED_BINARIES[engine])
@@ -252,8 +284,11 @@ class Stack(EngineChoice):
             inventory.write(kubeadmiral_inventory_path(), inventory.build_kubeadmiral(
                 self.components.kubeadmiral_members, self.state.kubeadmiral_kubeconfig(), member_kubeconfigs, python))
 
-    def _ensure(self, specs: list[ProcessSpec], timeout: float) -> None:
-        """Start what is not running (again, if it crashed), then wait until all are healthy."""
+    def _ensure(self, specs: list[ProcessSpec], timeout: float, lost_too: bool = False) -> None:
+        """Start what is not running (again, if it crashed), then wait until all are healthy. The
+        processes of a lost member are left as they are (down, or stopped), unless ``lost_too`` (restore)."""
+        gone = set() if lost_too else lost.names(self.state)
+        specs = [spec for spec in specs if lost.member_of(spec.name) not in gone]
         for spec in specs:
             record = processes.read_record(self.state, spec.name)
             if processes.is_running(record):
@@ -352,8 +387,12 @@ class Stack(EngineChoice):
 
     def _join(self, karmada: Api, timeout: float) -> None:
         karmadactl = str(self.layout.binary("karmadactl"))
+        gone = lost.names(self.state)
         for m in self.members:
             if karmada.get(f"/apis/cluster.karmada.io/v1alpha1/clusters/{m.name}") is not None:
+                continue
+            if m.name in gone:
+                say(f"  not joining {m.name}: it is lost")
                 continue
             region = manifests.member_region(m)
             argv = [karmadactl, "join", m.name, f"--kubeconfig={self.state.federation_kubeconfig()}",
@@ -375,6 +414,8 @@ class Stack(EngineChoice):
 
         def ready():
             for m in self.members:
+                if m.name in gone:
+                    continue  # Karmada turns it NotReady after --cluster-failure-threshold: not waited on
                 cluster = karmada.get(f"/apis/cluster.karmada.io/v1alpha1/clusters/{m.name}")
                 if cluster is None:
                     return False, f"Cluster {m.name} missing"
@@ -393,8 +434,12 @@ class Stack(EngineChoice):
             host.apply(manifests.kubeadmiral_federated_cluster(m))
 
     def _wait_kubeadmiral_members(self, host: Api, timeout: float) -> None:
+        gone = lost.names(self.state)
+
         def joined_and_ready():
             for m in self.components.kubeadmiral_members:
+                if m.name in gone:
+                    continue
                 cluster = host.get(f"{FEDERATED_CLUSTERS}/{m.name}")
                 if cluster is None:
                     return False, f"FederatedCluster {m.name} missing"
@@ -415,6 +460,9 @@ class Stack(EngineChoice):
         """`up --no-join`: no FederatedCluster. The controller's finalizer cleans the member (its
         kube-admiral-system namespace) before the object goes; the Secret it needs for that goes last."""
         for m in self.components.kubeadmiral_members:
+            if m.name in lost.names(self.state) and host.get(f"{FEDERATED_CLUSTERS}/{m.name}") is not None:
+                raise StackError(f"--no-join would unjoin {m.name}, which is lost: `python -m tests.stack restore "
+                                 f"{m.name}` first")
             if host.delete(f"{FEDERATED_CLUSTERS}/{m.name}"):
                 say(f"  unjoining {m.name} from KubeAdmiral (--no-join)")
                 self._wait(lambda m=m: (host.get(f"{FEDERATED_CLUSTERS}/{m.name}") is None, "still terminating"),
@@ -466,12 +514,18 @@ class Stack(EngineChoice):
         """`up --no-join`: the members are not registered in Karmada (unjoined if an earlier up joined them)."""
         for m in self.members:
             if karmada.get(f"/apis/cluster.karmada.io/v1alpha1/clusters/{m.name}") is not None:
+                if m.name in lost.names(self.state):
+                    raise StackError(f"--no-join would unjoin {m.name}, which is lost: `python -m tests.stack restore "
+                                     f"{m.name}` first")
                 say(f"  unjoining {m.name} (--no-join)")
                 self._unjoin(m.name)
 
     # ------------------------------------------------------------------------------ down
     def down(self, wipe: bool) -> None:
         self._stop_in_order(processes.recorded_names(self.state))
+        if self.lost:
+            say(f"  forgetting the lost members ({', '.join(sorted(self.lost))}): the next up starts them")
+        lost.clear_all(self.state)
         if wipe:
             if self.state.root.exists():
                 shutil.rmtree(self.state.root)
@@ -495,12 +549,16 @@ class Stack(EngineChoice):
         comps = self.components
         expected = {spec.name: spec for spec in comps.all_started_by_up()}
         rows = []
+        gone = self.lost
         names = list(expected) + [n for n in processes.recorded_names(self.state) if n not in expected]
         for name in names:
             record = processes.read_record(self.state, name)
             spec = expected.get(name) or _supervised_spec(comps, name)
             running = processes.is_running(record)
-            if record is None:
+            if lost.member_of(name) in gone:
+                # Not probed: a stopped (--hang) process would make every probe wait for its timeout.
+                condition, detail = "lost", _lost_detail(gone[lost.member_of(name)])
+            elif record is None:
                 condition, detail = "stopped", ""
             elif not running:
                 condition, detail = "crashed", f"see {self.state.log(name)}"
@@ -513,6 +571,104 @@ class Stack(EngineChoice):
                 "detail": detail if condition != "healthy" else "",
             })
         return rows
+
+    # ------------------------------------------------------------------------------ lose / restore
+    def member(self, name: str) -> Member:
+        """A member of the running stack's federations, or a StackError naming the members."""
+        comps = self.components
+        try:
+            return comps.member(name)
+        except KeyError:
+            names = ", ".join(m.name for m in comps.all_members) or "none"
+            raise StackError(f"{name!r} is not a member cluster of this stack (members: {names}); lose and restore "
+                             "take a member, never etcd or a federation's control plane") from None
+
+    def lose(self, name: str, hang: bool = False) -> None:
+        """The member cloud lost whole: SIGKILL (or with ``hang`` SIGSTOP) its apiserver, controller-manager,
+        scheduler, kwok and kruise-manager, after recording it as lost (lost.py)."""
+        self.member(name)
+        mode = lost.HANG if hang else lost.KILL
+        previous = self.lost.get(name)
+        # Killed stays killed; stopped may still be killed (`lose --hang`, then `lose`).
+        if previous and (previous["mode"] == lost.KILL or hang):
+            say(f"{name} is already lost ({_lost_detail(previous)}); nothing done")
+            return
+        records = {process: processes.read_record(self.state, process) for process in lost.member_processes(name)}
+        running = [process for process, record in records.items() if processes.is_running(record)]
+        if not running and not previous:
+            raise StackError(f"{name} has no running process: `python -m tests.stack up` first")
+        signum = signal.SIGSTOP if hang else signal.SIGKILL
+        with lost.locked(self.state):
+            # Recorded before any signal, under the lock the supervisor's kruise-manager loop takes:
+            # from here on nothing restarts the member's processes.
+            lost.mark(self.state, name, mode, sorted(set(running) | set((previous or {}).get("processes", []))))
+            signalled = [process for process in running if processes.send(records[process], signum)]
+        deadline = time.monotonic() + 10
+        done = processes.is_stopped if hang else processes.is_gone
+        port = self.components.apiserver_port(name)
+        while time.monotonic() < deadline:
+            if all(done(records[process]) for process in signalled) and (hang or _refused(port)):
+                break
+            time.sleep(0.05)
+        else:
+            left = [process for process in signalled if not done(records[process])]
+            raise StackError(f"{name}: {', '.join(left) or f'port {port}'} did not {'stop' if hang else 'go'} within 10s")
+        what = "stopped (SIGSTOP: connections hang)" if hang else "killed (SIGKILL: connections refused)"
+        say(f"{name} lost: {what}: {', '.join(signalled) or 'nothing was running'}")
+        say(f"  `up` leaves it down; `python -m tests.stack restore {name}` brings it back")
+
+    def restore(self, name: str, timeout: float) -> None:
+        """Bring a lost member back: SIGCONT what `lose --hang` stopped, start what `lose` killed (as
+        `up` would), then forget the record; wait for its apiserver, its node leases renewed by KWOK, and
+        its kruise-manager if it ran one (the supervisor starts a killed one again).
+
+        In order: the apiserver, KWOK until every node Lease is renewed, then the controllers. A
+        kube-controller-manager continued together with KWOK after a long stop runs its node monitor
+        before it sees the renewed Leases, and marks every node NotReady. A restore that fails keeps
+        the record: run it again."""
+        m = self.member(name)
+        entry = self.lost.get(name)
+        if entry is None:
+            say(f"{name} is not lost: nothing to restore")
+            return
+        started, since = time.monotonic(), time.time()
+        comps = self.components
+        specs = {spec.name: spec for spec in (comps.apiserver(name), comps.member_kwok(m),
+                                              comps.member_kube_controller_manager(m), comps.member_kube_scheduler(m))}
+        stopped = {process: record for process in lost.member_processes(name)
+                   if processes.is_stopped(record := processes.read_record(self.state, process))}
+
+        def bring_back(*components: str) -> None:
+            names = [f"{name}.{component}" for component in components]
+            for process in names:
+                if process in stopped and processes.send(stopped[process], signal.SIGCONT):
+                    say(f"  continuing {process} (SIGCONT)")
+            self._ensure([specs[process] for process in names if process in specs], timeout, lost_too=True)
+
+        bring_back("kube-apiserver")
+        api = comps.api(name)
+        if not processes.is_running(processes.read_record(self.state, f"{name}.kwok")):
+            # A KWOK (v0.8.0) that starts before its Lease cache has synced tries to create the
+            # existing Leases, fails (AlreadyExists) and tries again only ~30s later
+            # (pkg/kwok/controllers/node_lease_controller.go). Nothing reads them meanwhile: the
+            # member's kube-controller-manager starts after KWOK has renewed them.
+            for node in _kwok_nodes(api):
+                api.delete(f"{NODE_LEASES}/{node}")
+        bring_back("kwok")
+        self._wait(lambda: _leases_renewed(api, since), f"{name}'s node leases renewed by KWOK", timeout,
+                   comps.member_kwok(m))
+        bring_back("kube-controller-manager", "kube-scheduler", "kruise-manager")
+        lost.clear(self.state, name)
+        kruise = f"{name}.kruise-manager"
+        if kruise in entry.get("processes", []) and m in comps.members:
+            def kruise_ready():
+                record = processes.read_record(self.state, kruise)
+                if not processes.is_running(record):
+                    return False, "not running yet (the supervisor's kubelet loop starts it)"
+                spec = _supervised_spec(comps, kruise)
+                return spec.health() if spec and spec.health else (True, "")
+            self._wait(kruise_ready, f"{kruise} running and ready", timeout, comps.supervisor())
+        say(f"{name} restored in {time.monotonic() - started:.0f}s (lost {time.time() - entry['since']:.0f}s)")
 
     def env(self) -> dict[str, str]:
         """Paths of the engines the last `up` ran: MCF_STACK_INVENTORY, MCF_FEDERATION_KUBECONFIG and
@@ -540,6 +696,40 @@ class Stack(EngineChoice):
             for m in comps.kubeadmiral_members:
                 result[f"MCF_KUBEADMIRAL_MEMBER_KUBECONFIG_{_env_name(m.name)}"] = str(self.state.member_kubeconfig(m.name))
         return result
+
+
+def _lost_detail(entry: dict) -> str:
+    when = time.strftime("%H:%M:%S", time.localtime(entry.get("since", 0)))
+    how = "stopped by `lose --hang`" if entry.get("mode") == lost.HANG else "killed by `lose`"
+    return f"{how} at {when}"
+
+
+def _refused(port: int) -> bool:
+    with socket.socket() as probe:
+        probe.settimeout(1)
+        return probe.connect_ex((INTERNAL_ADDRESS, port)) != 0
+
+
+def _kwok_nodes(api: Api) -> list[str]:
+    nodes = (api.get("/api/v1/nodes") or {}).get("items", [])
+    key, value = manifests.KWOK_NODE_ANNOTATION
+    return [n["metadata"]["name"] for n in nodes if n["metadata"].get("annotations", {}).get(key) == value]
+
+
+def _leases_renewed(api: Api, since: float) -> tuple[bool, str]:
+    """Every KWOK node's Lease renewed after ``since`` (epoch seconds), or still fresh."""
+    names = _kwok_nodes(api)
+    if not names:
+        return False, "no KWOK nodes"
+    for node in names:
+        lease = api.get(f"{NODE_LEASES}/{node}")
+        renewed = (lease or {}).get("spec", {}).get("renewTime")
+        if not renewed:
+            return False, f"Lease {node} not renewed yet"
+        at = datetime.fromisoformat(renewed.replace("Z", "+00:00")).timestamp()
+        if at < since and time.time() - at > LEASE_FRESH_SECONDS:
+            return False, f"Lease {node} last renewed at {renewed}"
+    return True, ""
 
 
 def _env_name(cluster: str) -> str:

@@ -4,7 +4,8 @@ It outlives the CLI and runs what a cloud and its nodes would provide: the Karma
 endpoint (proxy.py), each member's `external` address (a TCP forwarder) and the load-balancer loop
 (loadbalancer.py) for the members of both engines, and for Karmada's members, which run Kruise,
 each apiserver's egress proxy (the cluster network, as far as webhooks need one) and the
-kruise-manager kubelet loop (kruise_kubelet.py).
+kruise-manager kubelet loop (kruise_kubelet.py). A member lost on purpose (``lose``, lost.py) is
+skipped by both loops until ``restore``: its kruise-manager is not started again behind a test's back.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import signal
 import threading
 import time
 
-from tests.stack import loadbalancer
+from tests.stack import loadbalancer, lost, processes
 from tests.stack.components import Components
 from tests.stack.kruise_kubelet import KRUISE_NAMESPACE, WEBHOOK_SERVICE, MemberKubelet
 from tests.stack.kubeapi import Api
@@ -62,11 +63,23 @@ def main(member_count: int, engines: tuple[str, ...] = (KARMADA_ENGINE,)) -> int
     for kubelet in kubelets.values():
         kubelet.adopt()
     failures: dict[str, str] = {}
+    skipped: set[str] = set()
     while not stop.is_set():
+        gone = lost.names(state)
+        for name in sorted(skipped - gone):
+            log.info("%s is no longer lost: its loops run again", name)
+        for name in sorted(gone - skipped):
+            log.info("%s is lost: its loops wait for `restore`", name)
+        skipped = gone
         for m in components.all_members:
+            if m.name in gone:
+                if m.name in kubelets:
+                    # Reap a killed kruise-manager (our child), or it stays a zombie until restore.
+                    processes.is_running(processes.read_record(state, kubelets[m.name].name))
+                continue
             tasks = [("loadbalancer", lambda m=m: _balance(apis[m.name], m))]
             if m.name in kubelets:
-                tasks.insert(0, ("kruise", kubelets[m.name].tick))
+                tasks.insert(0, ("kruise", lambda kubelet=kubelets[m.name]: _kubelet_tick(state, kubelet)))
             for task, action in tasks:
                 key = f"{m.name}/{task}"
                 try:
@@ -109,6 +122,15 @@ class ServiceRoutes:
             return INTERNAL_ADDRESS, self.routes[found]
         log.info("egress: no route to %s:%d (%s)", host, port, found)
         return None
+
+
+def _kubelet_tick(state, kubelet: MemberKubelet) -> None:
+    """One kubelet check, unless the member was lost meanwhile: checked under the lock ``lose`` takes
+    to record it, so no kruise-manager starts after ``lose`` killed it."""
+    with lost.locked(state):
+        if kubelet.member.name in lost.names(state):
+            return
+        kubelet.tick()
 
 
 def _balance(api, member) -> None:
