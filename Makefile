@@ -136,9 +136,11 @@ molecule: collection stack-up ## molecule test: site.yml on the local stack, its
 
 # Timings are not tests: `make bench` is not part of `make test`. It takes the stack to Karmada only
 # (and 4 members) while it measures, and leaves it as `make test` expects it. BENCH_ARGS: e.g.
-# --rounds 1 --members 2.
-bench: collection stack-build ## the runbook's wall time against a plain kubectl/helm script (bench/results/)
+# --rounds 1 --members 2. Then bench.failover (BENCH_FAILOVER_ARGS, e.g. --outages refused): a member
+# lost and back, RTO and failback per outage kind.
+bench: collection stack-build ## the runbook's wall time against a plain kubectl/helm script, and disaster recovery's RTO (bench/results/)
 	eval "$$($(PY) -m tests.stack env)" && $(PY) -m bench.run $(BENCH_ARGS)
+	eval "$$($(PY) -m tests.stack env)" && $(PY) -m bench.failover $(BENCH_FAILOVER_ARGS)
 
 # --- execution environment (ansible-builder; building the image needs podman or docker) ---------
 EE_BUILD := $(BUILD)/ee

@@ -289,14 +289,19 @@ def main(argv: list[str] | None = None) -> int:
             print(f"[bench] the stack was not put back to 2 members:\n{restored.stdout[-2000:]}{restored.stderr[-2000:]}",
                   file=sys.stderr)
     result["ratios"] = ratios(result)
-    args.output.mkdir(parents=True, exist_ok=True)
-    # One file per run, never overwritten: each measured change keeps its result beside the others.
-    stem = args.output / f"{datetime.datetime.now(datetime.UTC).strftime('%Y-%m-%dT%H%M')}-{os.cpu_count()}cores"
-    stem.with_suffix(".json").write_text(json.dumps(result, indent=1) + "\n")
-    stem.with_suffix(".md").write_text(markdown(result))
-    print(markdown(result))
-    print(f"[bench] written {stem}.json and {stem}.md")
+    write_results(args.output, result, markdown(result))
     return 0
+
+
+def write_results(output: Path, result: dict, text: str, suffix: str = "") -> None:
+    """bench/results/<date>T<time>-<cores>cores<suffix>.json and .md, printed too."""
+    output.mkdir(parents=True, exist_ok=True)
+    # One file per run, never overwritten: each measured change keeps its result beside the others.
+    stem = output / f"{datetime.datetime.now(datetime.UTC).strftime('%Y-%m-%dT%H%M')}-{os.cpu_count()}cores{suffix}"
+    stem.with_suffix(".json").write_text(json.dumps(result, indent=1) + "\n")
+    stem.with_suffix(".md").write_text(text)
+    print(text)
+    print(f"[bench] written {stem}.json and {stem}.md")
 
 
 if __name__ == "__main__":

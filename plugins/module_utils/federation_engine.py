@@ -238,7 +238,6 @@ class FederationEngine(object):
         says to the change, nothing changed and nothing waited for."""
         raise NotImplementedError
 
-
     # Disaster recovery (failover.yml): the engine's own record of its members' health, the taints
     # that move replicas off a member, and where a workload runs now.
     def member_health(self):
@@ -268,18 +267,26 @@ class FederationEngine(object):
                                   "spec": {"taints": taints}}, dry_run=dry_run)
         return True
 
-    # Failback in two stages, so that a workload's total Ready never falls below what the others ran: first
-    # the returning member runs its copies beside the others' (surge), then the split by the weights again
-    # (settle). An engine that cannot stage returns None from failback_surge; its caller reschedules at once.
-    def failback_surge(self, template, dry_run=False):
+    # Moving replicas in two stages, so that a workload's total Ready never falls below what ran before: first
+    # every placed member runs the full count (surge: the returning member of a failback starts its copies,
+    # the others of a drill take the drilled member's share, while nobody scales down), then the policy's own
+    # placement again (settle). An engine that cannot stage returns None from surge_placement; its caller
+    # then moves the replicas at once.
+    def surge_placement(self, template, dry_run=False):
         """Stage 1 for ``template``: every placed member runs the full count. A note of what was changed, or
-        None when the engine cannot stage."""
+        None when the engine cannot stage (or the policy places the full count everywhere already)."""
         return None
 
-    def failback_settle(self, template, dry_run=False):
-        """Stage 2 (also what finishes an interrupted failback): the policy as it was before the surge. A
-        note of what was changed, or None when no surge is in place."""
+    def settle_placement(self, template, dry_run=False):
+        """Stage 2 (also what finishes an interrupted run): the policy as it was before the surge. A note of
+        what was changed, or None when no surge is in place."""
         return None
+
+    def removals_pending(self, member, templates):
+        """What the engine still has to remove from ``member`` after it was evacuated (copies it is deleting,
+        evictions in progress): a failback waits for that, or the old copies would go while the new ones are
+        counted. [] when nothing is pending."""
+        return []
 
     def placed_clusters(self, template):
         """The members the engine places ``template``'s replicas in now (its scheduling result), sorted;

@@ -87,8 +87,8 @@ MANAGED_LABEL = "karmada.io/managed"
 BINDING_PERMANENT_ID_LABEL = "resourcebinding.karmada.io/permanent-id"
 EXECUTION_SPACE_PREFIX = "karmada-es-"
 
-# The policy's own replicaScheduling while a failback surge (Duplicated) is in place: JSON, on the policy.
-FAILBACK_ANNOTATION = "multicloud.federation/failback-replica-scheduling"
+# While a surge (Duplicated) is in place: the policy's own replicaScheduling and field owners, as JSON on it.
+FAILBACK_ANNOTATION = "multicloud.federation/staged-replica-scheduling"
 REBALANCER_API = ("apps.karmada.io/v1alpha1", "WorkloadRebalancer")
 REBALANCER_PREFIX = "multicloud-rebalance-"
 # The module removes its WorkloadRebalancer once the workload is rescheduled; should a run end before
@@ -340,6 +340,20 @@ class KarmadaEngine(FederationEngine):
         binding = self.placement(template) or {}
         return sorted(target["name"] for target in (binding.get("spec") or {}).get("clusters") or [] if target.get("name"))
 
+    def removals_pending(self, member, templates):
+        """Works in the member's execution namespace being deleted (the execution controller retries the
+        deletion in the member until it answers: pkg/controllers/execution/execution_controller.go), and the
+        templates' graceful eviction tasks from it (pkg/apis/work/v1alpha2 GracefulEvictionTask)."""
+        pending = ["Work %s is still being deleted from %s" % (work["metadata"]["name"], member)
+                   for work in self.control_plane.list(*WORK_API, namespace=execution_space(member))
+                   if work["metadata"].get("deletionTimestamp")]
+        for template in templates:
+            binding = self.placement(template) or {}
+            if any(task.get("fromCluster") == member for task in (binding.get("spec") or {}).get("gracefulEvictionTasks") or []):
+                pending.append("%s %s still has a graceful eviction task from %s"
+                               % (template.get("kind"), template["metadata"].get("name"), member))
+        return pending
+
     def placements(self, names, namespace=None):
         """The bindings among ``names`` (binding names) that exist."""
         wanted = set(names)
@@ -514,7 +528,7 @@ class KarmadaEngine(FederationEngine):
             raise EngineError("no PropagationPolicy places %s %s" % (template.get("kind"), template["metadata"].get("name")))
         return policy, kind
 
-    def failback_surge(self, template, dry_run=False):
+    def surge_placement(self, template, dry_run=False):
         policy, kind = self._policy_of(template)
         meta = policy["metadata"]
         if FAILBACK_ANNOTATION in (meta.get("annotations") or {}):
@@ -522,8 +536,11 @@ class KarmadaEngine(FederationEngine):
         scheduling = ((policy.get("spec") or {}).get("placement") or {}).get("replicaScheduling")
         if not scheduling or scheduling.get("replicaSchedulingType", "Duplicated") == "Duplicated":
             return None
+        # What settle puts back: the scheduling, and who owned which field (managedFields), so that the
+        # propagation_policy step's next server-side apply finds the policy exactly as it left it.
+        saved = {"replicaScheduling": scheduling, "managedFields": meta.get("managedFields") or []}
         patch = {"metadata": {"resourceVersion": meta["resourceVersion"],
-                              "annotations": {FAILBACK_ANNOTATION: json.dumps(scheduling, sort_keys=True)}},
+                              "annotations": {FAILBACK_ANNOTATION: json.dumps(saved, sort_keys=True)}},
                  "spec": {"placement": {"replicaScheduling": {"replicaSchedulingType": "Duplicated",
                                                               "replicaDivisionPreference": None,
                                                               "weightPreference": None}}}}
@@ -531,19 +548,29 @@ class KarmadaEngine(FederationEngine):
                                  dry_run=dry_run)
         return "%s %s: Duplicated while the returning member starts its copies" % (kind, meta["name"])
 
-    def failback_settle(self, template, dry_run=False):
+    def settle_placement(self, template, dry_run=False):
         policy, kind = self._policy_of(template)
         meta = policy["metadata"]
         saved = (meta.get("annotations") or {}).get(FAILBACK_ANNOTATION)
         if saved is None:
             return None
+        saved = json.loads(saved)
         # A merge patch replaces replicaScheduling's keys one by one: the Duplicated type is overwritten and
         # every key of the saved scheduling comes back.
         patch = {"metadata": {"resourceVersion": meta["resourceVersion"], "annotations": {FAILBACK_ANNOTATION: None}},
-                 "spec": {"placement": {"replicaScheduling": json.loads(saved)}}}
-        self.control_plane.patch(POLICY_API_VERSION, kind, meta["name"], patch, namespace=meta.get("namespace"),
-                                 dry_run=dry_run)
-        return "%s %s: its own replica scheduling again (%s)" % (kind, meta["name"], saved)
+                 "spec": {"placement": {"replicaScheduling": saved["replicaScheduling"]}}}
+        settled = self.control_plane.patch(POLICY_API_VERSION, kind, meta["name"], patch, namespace=meta.get("namespace"),
+                                           dry_run=dry_run)
+        if saved.get("managedFields") and not dry_run:
+            # Then the field owners as they were: a write other than apply may set managedFields, and one
+            # that changes no field keeps them as sent (Kubernetes docs, Server-Side Apply, "Clearing
+            # managedFields"; k8s.io/apiserver pkg/endpoints/handlers/fieldmanager).
+            self.control_plane.patch(POLICY_API_VERSION, kind, meta["name"],
+                                     {"metadata": {"resourceVersion": (settled or {}).get("metadata", {}).get("resourceVersion"),
+                                                   "managedFields": saved["managedFields"]}},
+                                     namespace=meta.get("namespace"))
+        return "%s %s: its own replica scheduling again (%s)" % (kind, meta["name"],
+                                                                 json.dumps(saved["replicaScheduling"], sort_keys=True))
 
     # --- rebalancing: Karmada does not reschedule a static-weight split when a cluster joins --
     def placement_drift(self, template):

@@ -26,7 +26,7 @@ description:
     and, on Karmada (which moves nothing back by itself), every workload whose split no longer follows its static
     weights is restored in two stages, so that its total Ready never falls below what the others ran - its policy's
     C(replicaScheduling) becomes C(Duplicated) until the returning member runs its share, then its own again (kept
-    meanwhile in the policy's annotation C(multicloud.federation/failback-replica-scheduling); a pass that finds it
+    meanwhile in the policy's annotation C(multicloud.federation/staged-replica-scheduling); a pass that finds it
     finishes the interrupted failback first). A policy that cannot be staged is rescheduled at once with a
     WorkloadRebalancer. KubeAdmiral reschedules by itself when the taint goes. The module waits until the split is
     restored.
@@ -85,6 +85,12 @@ options:
   drill:
     description: A healthy member to evacuate on purpose and fail back at once.
     type: str
+  status_only:
+    description:
+      - Only read each member's state and which members carry the evacuation taint (RV(evacuated)); change and wait
+        for nothing. What every playbook asks first, to leave evacuated members out until they are failed back.
+    type: bool
+    default: false
   drill_confirm:
     description: Confirms O(drill) (its pods are replaced).
     type: bool
@@ -137,11 +143,16 @@ members:
   returned: always
   type: list
   elements: dict
+evacuated:
+  description: With O(status_only), the names of the inventory members that carry the evacuation taint.
+  returned: with O(status_only)
+  type: list
+  elements: str
 plan:
   description: What the pass decided - evacuate, failback, waiting (with why), held (lost but not evacuated, and why in notes).
   returned: unless O(drill)
   type: dict
-evacuated:
+evacuations:
   description: Per evacuated member - mechanism, survivors, ready_before, seconds to full count, lowest_ready per workload.
   returned: unless O(drill)
   type: list
@@ -196,6 +207,7 @@ def argspec():
         grace_seconds=dict(type="int", default=300),
         restore_seconds=dict(type="int", default=300),
         drill=dict(type="str"),
+        status_only=dict(type="bool", default=False),
         drill_confirm=dict(type="bool", default=False),
         karmada_version=dict(type="str"),
         timeout=dict(type="int", default=600),
@@ -223,6 +235,9 @@ def main():
     except EngineError as error:
         module.fail_json(msg=str(error))
     try:
+        if params["status_only"]:
+            states = failover.states()
+            module.exit_json(changed=False, members=states, evacuated=[s["name"] for s in states if s["evacuated"]])
         if params["drill"]:
             module.exit_json(drill=failover.drill(params["drill"], params["drill_confirm"], module.check_mode),
                              changed=True, members=failover.states())

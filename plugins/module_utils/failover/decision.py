@@ -45,7 +45,7 @@ def parse_api_time(value):
     """Seconds since the epoch of a metav1.Time (``2026-12-04T21:00:00Z``, fractions allowed), or None."""
     if not value:
         return None
-    text = str(value).rstrip("Z").split(".")[0]
+    text = str(value).rstrip("Z").partition(".")[0]
     try:
         return calendar.timegm(time.strptime(text, "%Y-%m-%dT%H:%M:%S"))
     except ValueError:

@@ -219,17 +219,22 @@ class Failover(object):
         templates = self.templates()
         row = {"member": member, "stages": [], "rebalanced": []}
         with Sampler(self.readiness, [w for w, _t in templates], self.names) as sampler:
+            started = self.clock()
+            if not check_mode:
+                # The copies evicted from it go first: counted as its share, they would vanish under the
+                # failback (a member whose traffic hung still holds them when it answers again).
+                self._wait(lambda: self.engine.removals_pending(member, [t for _w, t in templates]),
+                           "failing back %s: its evicted copies removed first" % member)
             self.engine.set_member_taint(member, decision.evacuation_taint(self.clock()), False, dry_run=check_mode)
             if check_mode:
                 return row
-            started = self.clock()
             for workload, template in templates if not self.engine.rebalance_unsupported else []:
                 drift = self.engine.placement_drift(template)
                 if not drift["drifted"]:
                     continue
                 ref = workload_ref(workload)
                 row["rebalanced"].append(ref)
-                surge = self.engine.failback_surge(template)
+                surge = self.engine.surge_placement(template)
                 if surge is None:
                     self.engine.rebalance(template, self.timeout, self.interval)
                     row["stages"].append("%s: rescheduled at once (WorkloadRebalancer)" % ref)
@@ -238,7 +243,7 @@ class Failover(object):
                 row["stages"].append(surge)
                 self._wait(lambda w=workload, n=share: self.share_pending(w, member, n),
                            "failing back %s: its share of %s" % (member, ref))
-                row["stages"].append(self.engine.failback_settle(template))
+                row["stages"].append(self.engine.settle_placement(template))
             self._wait(lambda: self.failback_pending(member, templates), "failing back %s" % member)
             row["seconds"] = round(self.clock() - started, 1)
         row["lowest_ready"] = sampler.lowest
@@ -248,7 +253,7 @@ class Failover(object):
         """Notes of failbacks a killed run left between its two stages, finished now."""
         notes = []
         for _workload, template in self.templates():
-            note = self.engine.failback_settle(template, dry_run=check_mode)
+            note = self.engine.settle_placement(template, dry_run=check_mode)
             if note:
                 notes.append("an interrupted failback finished: %s" % note)
         return notes
@@ -258,7 +263,7 @@ class Failover(object):
         states = self.states()
         decided = decision.plan(states, self.grace, self.restore)
         finished = self.finish_interrupted(check_mode)
-        result = {"changed": bool(finished), "members": states, "plan": decided, "evacuated": [], "failed_back": [],
+        result = {"changed": bool(finished), "members": states, "plan": decided, "evacuations": [], "failed_back": [],
                   "method": self.method, "notes": finished + list(decided["notes"])}
         if self.method == decision.METHOD_OFF:
             if decided["evacuate"]:
@@ -266,13 +271,38 @@ class Failover(object):
                                        % ", ".join(decided["evacuate"]))
             decided["evacuate"] = []
         for member in decided["evacuate"]:
-            result["evacuated"].append(self.evacuate(member, states, check_mode))
+            result["evacuations"].append(self.evacuate(member, states, check_mode))
             result["changed"] = True
             states = [dict(s, evacuated=True) if s["name"] == member else s for s in states]
         for member in decided["failback"]:
             result["failed_back"].append(self.fail_back(member, check_mode))
             result["changed"] = True
         return result
+
+    def pre_surge(self, member, states, check_mode):
+        """A drill's first stage: the others take the drilled member's share before it is tainted. Without it
+        Karmada removes a healthy member's copies as soon as its graceful eviction judges the others healthy,
+        from their status before they scaled up (karmada v1.18.2 pkg/controllers/gracefuleviction/
+        evictiontask.go assesses the binding's aggregated status once scheduled): on the stack the total
+        Ready fell from 6 to 2. Returns the stages' notes and the templates surged."""
+        survivors = [s["name"] for s in states if s["name"] != member]
+        notes, surged = [], []
+        for workload, template in self.templates():
+            note = self.engine.surge_placement(template, dry_run=check_mode)
+            if note is None:
+                continue
+            notes.append(note)
+            surged.append(template)
+            if check_mode:
+                continue
+            wanted = int((template.get("spec") or {}).get("replicas") or 0)
+
+            def pending(workload=workload, wanted=wanted):
+                running = self.readiness.per_member(workload, survivors)
+                return [] if total(running) >= wanted else ["%s: %s of %s Ready in %s" % (
+                    workload_ref(workload), total(running), wanted, ", ".join(survivors))]
+            self._wait(pending, "the drill: the others taking %s's share" % member)
+        return notes, surged
 
     def drill(self, member, confirm, check_mode=False):
         states = self.states()
@@ -281,16 +311,23 @@ class Failover(object):
             raise FailoverError(refusal)
         namespaces = sorted(set(w.get("namespace") or "default" for w in self.workloads))
         pods_before = dict((ns, self.readiness.pods(member, ns)) for ns in namespaces)
-        lost = self.evacuate(member, states, check_mode, sample=self.names)
+        started = self.clock()
+        with Sampler(self.readiness, self.workloads, self.names) as sampler:
+            stages, surged = self.pre_surge(member, states, check_mode)
+            lost = self.evacuate(member, states, check_mode, sample=self.names)
+            for template in surged:
+                stages.append(self.engine.settle_placement(template, dry_run=check_mode))
         result = {"changed": True, "member": member, "method": decision.METHOD_TAINT, "evacuation": lost,
-                  "mechanism": lost["mechanism"]}
+                  "mechanism": lost["mechanism"], "stages": stages}
         if check_mode:
             return result
+        rto = round(self.clock() - started, 1)
         back = self.fail_back(member, check_mode)
         pods_after = dict((ns, self.readiness.pods(member, ns)) for ns in namespaces)
-        result.update(failback=back, rto_seconds=lost["seconds"], failback_seconds=back["seconds"],
-                      lowest_ready=dict((ref, min(lost["lowest_ready"].get(ref, 0), back["lowest_ready"].get(ref, 0)))
-                                        for ref in set(lost["lowest_ready"]) | set(back["lowest_ready"])),
+        lowest = dict(sampler.lowest)
+        for ref, count in back["lowest_ready"].items():
+            lowest[ref] = min(count, lowest.get(ref, count))
+        result.update(failback=back, rto_seconds=rto, failback_seconds=back["seconds"], lowest_ready=lowest,
                       replaced_pods=dict((ns, sorted(set(pods_before[ns] or []) - set(pods_after[ns] or [])))
                                          for ns in namespaces))
         return result

@@ -105,9 +105,13 @@ WEIGHTED = {"replicaSchedulingType": "Divided", "replicaDivisionPreference": "We
                                                       {"targetCluster": {"clusterNames": ["test-ucs"]}, "weight": 2}]}}
 
 
-def karmada_world(scheduling=WEIGHTED):
+OWNERS = [{"manager": "multicloud.federation", "operation": "Apply", "fieldsV1": {"f:spec": {}}}]
+
+
+def karmada_world(scheduling=None):
+    scheduling = scheduling or WEIGHTED
     policy = {"apiVersion": "policy.karmada.io/v1alpha1", "kind": "PropagationPolicy",
-              "metadata": {"name": "demo", "namespace": "default"},
+              "metadata": {"name": "demo", "namespace": "default", "managedFields": OWNERS},
               "spec": {"resourceSelectors": [{"apiVersion": UD["apiVersion"], "kind": "UnitedDeployment", "name": "demo"}],
                        "placement": {"clusterAffinity": {"clusterNames": ["idc1", "test-ucs"]},
                                      "replicaScheduling": scheduling}}}
@@ -137,24 +141,44 @@ def test_kubeadmiral_placed_clusters_are_every_controllers_placement():
 def test_karmada_surge_duplicates_and_settle_restores_the_weights_exactly():
     control_plane = karmada_world()
     engine = ke.KarmadaEngine(control_plane)
-    assert "Duplicated" in engine.failback_surge(UD)
+    assert "Duplicated" in engine.surge_placement(UD)
     policy = control_plane.get("policy.karmada.io/v1alpha1", "PropagationPolicy", "demo", "default")
     assert policy["spec"]["placement"]["replicaScheduling"] == {"replicaSchedulingType": "Duplicated"}
-    assert json.loads(policy["metadata"]["annotations"][ke.FAILBACK_ANNOTATION]) == WEIGHTED
+    assert json.loads(policy["metadata"]["annotations"][ke.FAILBACK_ANNOTATION]) == {"replicaScheduling": WEIGHTED,
+                                                                                     "managedFields": OWNERS}
     # A second surge (a rerun) changes nothing.
-    assert engine.failback_surge(UD) is None
-    assert engine.failback_settle(UD)
+    assert engine.surge_placement(UD) is None
+    assert engine.settle_placement(UD)
     policy = control_plane.get("policy.karmada.io/v1alpha1", "PropagationPolicy", "demo", "default")
     assert policy["spec"]["placement"]["replicaScheduling"] == WEIGHTED
     assert ke.FAILBACK_ANNOTATION not in (policy["metadata"].get("annotations") or {})
-    assert engine.failback_settle(UD) is None
+    # The field owners as before the surge: the propagation_policy step's next apply changes nothing.
+    assert policy["metadata"]["managedFields"] == OWNERS
+    assert engine.settle_placement(UD) is None
 
 
 def test_a_policy_that_duplicates_already_is_not_staged():
     engine = ke.KarmadaEngine(karmada_world({"replicaSchedulingType": "Duplicated"}))
-    assert engine.failback_surge(UD) is None
+    assert engine.surge_placement(UD) is None
 
 
 def test_kubeadmiral_does_not_stage():
     engine = kae.KubeAdmiralEngine(FakeCluster())
-    assert engine.failback_surge(UD) is None and engine.failback_settle(UD) is None
+    assert engine.surge_placement(UD) is None and engine.settle_placement(UD) is None
+
+
+def test_karmada_removals_pending_names_deleted_works_and_eviction_tasks():
+    control_plane = karmada_world()
+    work = {"apiVersion": "work.karmada.io/v1alpha1", "kind": "Work",
+            "metadata": {"name": "demo-work", "namespace": "karmada-es-test-ucs", "deletionTimestamp": "2026-12-04T12:00:00Z"}}
+    other = {"apiVersion": "work.karmada.io/v1alpha1", "kind": "Work", "metadata": {"name": "kept", "namespace": "karmada-es-test-ucs"}}
+    control_plane._put(work)
+    control_plane._put(other)
+    binding = control_plane.get("work.karmada.io/v1alpha2", "ResourceBinding", ke.binding_name("UnitedDeployment", "demo"), "default")
+    binding["spec"]["gracefulEvictionTasks"] = [{"fromCluster": "test-ucs", "reason": "TaintUntolerated"}]
+    control_plane._put(binding)
+    engine = ke.KarmadaEngine(control_plane)
+    assert engine.removals_pending("test-ucs", [UD]) == [
+        "Work demo-work is still being deleted from test-ucs",
+        "UnitedDeployment demo still has a graceful eviction task from test-ucs"]
+    assert engine.removals_pending("idc1", [UD]) == []

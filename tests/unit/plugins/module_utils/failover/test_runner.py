@@ -41,6 +41,7 @@ class World(object):
         self.running = {"idc1": 2, "test-ucs": None}
         self.log = []
         self.stages, self.surged = False, False
+        self.removing = 0
 
 
 class Engine(object):
@@ -65,6 +66,14 @@ class Engine(object):
             self.world.taints[name] = [taint] if present else []
         return True
 
+    def removals_pending(self, member, templates):
+        w = self.world
+        if w.removing:
+            w.removing -= 1
+            w.log.append(("removal pending",))
+            return ["Work demo is still being deleted"]
+        return []
+
     def placed_clusters(self, template):
         w = self.world
         # Karmada's taint manager: an evacuated member leaves the binding, the survivor gets everything;
@@ -82,7 +91,7 @@ class Engine(object):
                 "predicted": {"idc1": 2, "test-ucs": 4}}
 
     # Staging as Karmada does it, when the world allows it: Duplicated gives test-ucs 6, Ready over looks.
-    def failback_surge(self, template, dry_run=False):
+    def surge_placement(self, template, dry_run=False):
         w = self.world
         if not w.stages or w.surged:
             return None
@@ -90,13 +99,17 @@ class Engine(object):
         w.surged, w.placed, w.running["test-ucs"] = True, {"idc1": 6, "test-ucs": 6}, 0
         return "Duplicated"
 
-    def failback_settle(self, template, dry_run=False):
+    def settle_placement(self, template, dry_run=False):
         w = self.world
         if not w.surged:
             return None
         w.log.append(("settle", dry_run))
         if not dry_run:
-            w.surged, w.placed, w.running = False, {"idc1": 2, "test-ucs": 4}, {"idc1": 2, "test-ucs": 4}
+            # Divided by the weights over the members not tainted.
+            if w.taints["test-ucs"]:
+                w.surged, w.placed, w.running = False, {"idc1": 6}, {"idc1": 6, "test-ucs": 0}
+            else:
+                w.surged, w.placed, w.running = False, {"idc1": 2, "test-ucs": 4}, {"idc1": 2, "test-ucs": 4}
         return "Divided again"
 
     def rebalance(self, template, timeout, interval, dry_run=False):
@@ -116,7 +129,10 @@ class Readiness(object):
         return w.running[name]
 
     def per_member(self, workload, names=None):
-        return dict((n, self.world.running[n]) for n in (names or sorted(self.world.running)))
+        w = self.world
+        if w.surged and w.running["idc1"] < 6:
+            w.running["idc1"] += 2
+        return dict((n, w.running[n]) for n in (names or sorted(w.running)))
 
     def pods(self, name, namespace):
         return ["%s-pod-%d" % (name, len(self.world.log))]
@@ -135,7 +151,7 @@ def test_a_lost_member_is_tainted_and_the_pass_waits_for_the_full_count_elsewher
     world = World(clock)
     result = failover(world, clock).run()
     assert world.log == [("taint", "test-ucs", True, False)]
-    evacuated = result["evacuated"][0]
+    evacuated = result["evacuations"][0]
     assert result["changed"] and evacuated["member"] == "test-ucs" and evacuated["survivors"] == ["idc1"]
     assert evacuated["ready_before"] == {REF: 2}
     assert world.running["idc1"] == 6 and evacuated["seconds"] > 0
@@ -156,7 +172,7 @@ def test_check_mode_sends_a_dry_run_and_waits_for_nothing():
     world = World(clock)
     result = failover(world, clock).run(check_mode=True)
     assert world.log == [("taint", "test-ucs", True, True)] and result["changed"]
-    assert "seconds" not in result["evacuated"][0] and world.taints["test-ucs"] == []
+    assert "seconds" not in result["evacuations"][0] and world.taints["test-ucs"] == []
 
 
 def test_method_off_reports_and_moves_nothing():
@@ -231,3 +247,26 @@ def test_a_failback_killed_between_its_stages_is_finished_by_the_next_pass():
     assert world.log == [("settle", False)] and result["changed"]
     assert result["notes"] == ["an interrupted failback finished: Divided again"]
     assert world.placed == {"idc1": 2, "test-ucs": 4}
+
+
+def test_a_drill_lets_the_others_take_the_share_before_the_member_is_tainted():
+    clock = Clock()
+    world = World(clock)
+    world.ready["test-ucs"], world.running["test-ucs"], world.stages = True, 4, True
+    result = failover(world, clock).drill("test-ucs", True)
+    assert world.log == [("surge",), ("taint", "test-ucs", True, False), ("settle", False),
+                         ("taint", "test-ucs", False, False), ("surge",), ("settle", False)]
+    assert result["stages"] == ["Duplicated", "Divided again"]
+    assert result["failback"]["stages"] == ["Duplicated", "Divided again"]
+    assert result["lowest_ready"] == {REF: 6}
+
+
+def test_a_failback_waits_until_the_evicted_copies_are_removed_before_it_untaints():
+    clock = Clock()
+    world = World(clock)
+    failover(world, clock).run()
+    world.ready["test-ucs"], world.since["test-ucs"] = True, clock.now - 61
+    world.running["test-ucs"], world.removing = 4, 2
+    world.log = []
+    failover(world, clock).run()
+    assert world.log[:3] == [("removal pending",), ("removal pending",), ("taint", "test-ucs", False, False)]

@@ -1,0 +1,130 @@
+"""`make bench`, disaster recovery: how long a lost member cloud's share takes to run elsewhere, and to come back.
+
+On the local stack's Karmada federation, converged (site.yml: ``demo``, 6 replicas, idc1 2 and test-ucs 4),
+failover.yml with ``failover_method: taint`` and a grace and restore time of ``--grace`` seconds, for each
+outage kind:
+
+  refused   test-ucs lost whole (``python -m tests.stack lose``): its apiserver refuses connections
+  hang      the same processes stopped (SIGSTOP, ``lose --hang``): every probe waits for its timeout
+
+each measured from the loss: Karmada's NotReady (detection), the evacuation (failover.yml run every 5 s
+until the binding leaves test-ucs), the RTO (idc1 runs all 6 Ready, read in idc1), the lowest Ready in idc1;
+then from the restore: Karmada's Ready again, the failback (failover.yml) until the split is 2/4 with every
+replica Ready, and the lowest total Ready meanwhile. Then a drill of test-ucs (its own report). Results go to
+bench/results/<date>T<time>-<cores>cores-failover.json and .md. Timings are not tests.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import sys
+import time
+import tomllib
+from pathlib import Path
+
+from bench.run import write_results
+from tests.integration.conftest import stack_cli, stack_info, wait_for
+from tests.integration.failover_support import TASK, Watch, binding_split, failover, karmada_ready, ready
+from tests.integration.playbook_runner import ensure_collection, run_playbook, stack_inventory
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "bench" / "results"
+CONVERGED = {"idc1": 2, "test-ucs": 4}
+
+
+def since(start: float) -> float:
+    return round(time.monotonic() - start, 1)
+
+
+def outage(stack, kind: str, grace: int) -> dict:
+    settings = {"failover_grace_seconds": grace, "failover_restore_seconds": grace, "failover_timeout": 600}
+    row = {"outage": kind, "method": "taint", "engine": "karmada", "grace_seconds": grace}
+    with Watch(stack, ["idc1"]) as survivor:
+        lost = time.monotonic()
+        stack_cli("lose", "test-ucs", *(["--hang"] if kind == "hang" else []))
+        wait_for(lambda: karmada_ready(stack, "test-ucs") != "True", "Karmada's NotReady", timeout=300, interval=0.5)
+        row["detection_seconds"] = since(lost)
+        passes = 0
+        while binding_split(stack) != {"idc1": 6}:
+            if passes:
+                time.sleep(5)
+            failover(stack, settings)
+            passes += 1
+        row["evacuated_seconds"], row["passes"] = since(lost), passes
+        wait_for(lambda: ready(stack, "idc1") == 6, "idc1 at 6 Ready", timeout=300, interval=0.5)
+        row["rto_seconds"] = since(lost)
+    row["lowest_ready_survivor"] = survivor.lowest.get("idc1")
+    with Watch(stack, ["idc1", "test-ucs"]) as both:
+        restored = time.monotonic()
+        stack_cli("restore", "test-ucs")
+        wait_for(lambda: karmada_ready(stack, "test-ucs") == "True", "Karmada's Ready", timeout=300, interval=0.5)
+        row["ready_again_seconds"] = since(restored)
+        time.sleep(grace)
+        run = failover(stack, settings)
+        wait_for(lambda: binding_split(stack) == CONVERGED and ready(stack, "idc1") == 2 and ready(stack, "test-ucs") == 4,
+                 "the split 2/4 with every replica Ready", timeout=300, interval=0.5)
+        row["failback_seconds"] = since(restored)
+        row["failback_run"] = (run.result(TASK, "karmada").get("failed_back") or [{}])[0].get("seconds")
+    row["lowest_ready_total_failback"] = both.lowest.get("total")
+    return row
+
+
+def drill(stack, workdir: Path) -> dict:
+    failover(stack, {"failover_drill": "test-ucs", "failover_drill_confirm": True, "failover_report_dir": str(workdir)})
+    report = json.loads((workdir / "failover-drill-test-ucs.json").read_text())
+    return {"rto_seconds": report["rto_seconds"], "failback_seconds": report["failback_seconds"],
+            "lowest_ready": report["lowest_ready"], "mechanism": report["mechanism"]}
+
+
+def markdown(result: dict) -> str:
+    lines = [f"# make bench, disaster recovery, {result['date']}", "",
+             f"{result['cores']} cores; Karmada {result['karmada']} with the stack's flags (Failover gate, NoExecute "
+             "eviction; detection at upstream's defaults: status every 10 s, 30 s of failures or successes); "
+             "failover.yml run every 5 s during the outage. Seconds from the loss (the restore for the last three).", "",
+             "| engine | method | outage | grace | NotReady | evacuated | RTO (6 Ready in idc1) | lowest Ready idc1 | "
+             "Ready again | split 2/4 back | failback run | lowest total Ready in failback |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for row in result["outages"]:
+        lines.append(f"| {row['engine']} | {row['method']} | {row['outage']} | {row['grace_seconds']} | "
+                     f"{row['detection_seconds']} | {row['evacuated_seconds']} | {row['rto_seconds']} | "
+                     f"{row['lowest_ready_survivor']} | {row['ready_again_seconds']} | {row['failback_seconds']} | "
+                     f"{row['failback_run']} | {row['lowest_ready_total_failback']} |")
+    d = result["drill"]
+    lines += ["", f"Drill of test-ucs ({d['mechanism']}): RTO {d['rto_seconds']} s, failback {d['failback_seconds']} s, "
+                  f"lowest total Ready {json.dumps(d['lowest_ready'])}."]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--grace", type=int, default=5, help="failover_grace_seconds and failover_restore_seconds")
+    parser.add_argument("--outages", default="refused,hang", help="outage kinds, comma-separated")
+    parser.add_argument("--output", type=Path, default=RESULTS)
+    args = parser.parse_args(argv)
+    ensure_collection()
+    stack_cli("up", "--members", "2", "--join")
+    stack = stack_info()
+    converged = run_playbook("site.yml", stack_inventory(stack.env), env=stack.env, timeout=2400)
+    assert converged.returncode == 0, converged.describe()
+    versions = tomllib.loads((ROOT / "tests" / "stack" / "versions.toml").read_text())
+    result = {"date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"), "cores": os.cpu_count(),
+              "karmada": versions["karmada"]["version"], "outages": []}
+    try:
+        for kind in [k for k in args.outages.split(",") if k]:
+            print(f"[bench] failover, outage {kind}", flush=True)
+            result["outages"].append(outage(stack, kind, args.grace))
+            print(f"[bench]   {result['outages'][-1]}", flush=True)
+        workdir = Path(os.environ.get("TMPDIR", "/tmp")) / "mcf-bench-failover"
+        workdir.mkdir(parents=True, exist_ok=True)
+        result["drill"] = drill(stack, workdir)
+    finally:
+        stack_cli("restore", "test-ucs", check=False)
+    write_results(args.output, result, markdown(result), "-failover")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,227 @@
+"""Disaster recovery on the real stack (issue 29): a member cloud lost whole, its share run by the
+other member, and the split back when it returns - read in the members themselves.
+
+Karmada runs with its failover switches on (tests/stack/components.py: the Failover gate,
+--enable-no-execute-taint-eviction); failover.yml's method ``taint`` puts the collection's NoExecute
+taint on the lost member's Cluster. The scenario, from the converged federation (``demo``: 6
+replicas, idc1 weight 1 -> 2, test-ucs weight 2 -> 4), leaving it converged for the modules after it:
+
+- test-ucs lost whole (``python -m tests.stack lose``: its apiserver, controllers, KWOK and
+  kruise-manager killed); once Karmada says it is not Ready, failover.yml is run again 15 s after each
+  run ends until it evacuates, while a live process holds the runs' lock (failover.yml takes its own);
+  idc1 then runs all 6 Ready and never fewer than its own 2 meanwhile; a second pass changes nothing;
+  site.yml runs, leaving test-ucs out, and verify finds idc1 at 6; drills are refused while a member is
+  lost;
+- test-ucs back: failover.yml fails it back in two stages (its copies Ready first, then idc1 scales
+  down), so the total Ready never falls below 6; the split is 2/4 again, a second pass changes nothing
+  and site.yml only writes verify's report again;
+- a drill of test-ucs on the healthy federation: RTO, lowest Ready, failback time and replaced pods
+  reported (Markdown, JSON, set_stats), and drift.yml exits 0 after it;
+- both members lost at once: nothing is evacuated, and when they return no replica was lost;
+- ansible-rulebook with the collection's rulebook (extensions/eda), started before the loss, runs
+  failover.yml by itself when test-ucs is lost and again when it is back, with the same results.
+
+The grace and restore times are lowered here only (the collection's defaults, 300 s, stay far above
+the other fault tests' outages). Times below are bounds; the figures are in ``make bench``.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+from conftest import REPO_ROOT, stack_cli, wait_for
+from tests.integration.failover_support import NAME, NAMESPACE, TASK, Watch, binding_split, karmada_ready, passes_until, ready
+from tests.integration.failover_support import failover as run_failover
+from tests.integration.playbook_runner import run_playbook, stack_inventory
+
+# The run lock's identity of a process, as the collection writes it: the checkout is the collection
+# through .build/ansible_collections/multicloud/federation (`make collection`, which `make integration` runs).
+BUILD = REPO_ROOT / ".build"
+if str(BUILD) not in sys.path:
+    sys.path.insert(0, str(BUILD))
+from ansible_collections.multicloud.federation.plugins.module_utils.run_lock import run_identity  # noqa: E402
+from tests.integration.secret_scan import assert_no_secret_printed, stack_secrets
+
+FAST = {"failover_grace_seconds": 5, "failover_restore_seconds": 5, "failover_timeout": 300}
+
+
+def run_lock_held_by(pid: int) -> dict:
+    """The federation's run lock as a run of process ``pid`` on this machine holds it (run_lock.py's Lease)."""
+    now = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return {"apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
+            "metadata": {"name": "multicloud-federation-run", "namespace": "kube-system"},
+            "spec": {"holderIdentity": run_identity(pid), "leaseDurationSeconds": 900, "acquireTime": now,
+                     "renewTime": now}}
+
+
+def failover(stack, check=False, verbosity=0, expect_failure=False, **extra):
+    return run_failover(stack, dict(FAST, **extra), check=check, verbosity=verbosity, expect_failure=expect_failure)
+
+
+@pytest.fixture
+def healthy(stack, converged_karmada):
+    """The converged split, read in the members; every member back and the split restored after the test."""
+    assert binding_split(stack) == {"idc1": 2, "test-ucs": 4}
+    wait_for(lambda: ready(stack, "idc1") == 2 and ready(stack, "test-ucs") == 4, "the converged split, 2 and 4 Ready")
+    yield
+    for member in ("idc1", "test-ucs"):
+        stack_cli("restore", member)
+    wait_for(lambda: karmada_ready(stack, "idc1") == karmada_ready(stack, "test-ucs") == "True",
+             "both members Ready in Karmada", timeout=240)
+    passes_until(stack, FAST, lambda: binding_split(stack) == {"idc1": 2, "test-ucs": 4}, "restore the split", pause=5)
+    wait_for(lambda: ready(stack, "idc1") == 2 and ready(stack, "test-ucs") == 4, "2 and 4 Ready", timeout=300)
+
+
+def test_a_lost_member_is_evacuated_and_failed_back_without_a_dip(stack, healthy):
+    secrets = stack_secrets(stack)
+    with Watch(stack, ["idc1"]) as survivor:
+        lost_at = time.monotonic()
+        stack_cli("lose", "test-ucs")
+        wait_for(lambda: karmada_ready(stack, "test-ucs") != "True", "Karmada to see test-ucs not Ready", timeout=180)
+        # A run that holds the federation's run lock, stuck on the lost member (its process, this test's, is
+        # alive): failover.yml takes its own lock and evacuates all the same.
+        karmada = stack.karmada()
+        karmada.kubectl("apply", "--server-side", "--force-conflicts", "-f", "-", input=json.dumps(run_lock_held_by(os.getpid())))
+        try:
+            scanned = failover(stack, verbosity=3)
+            assert_no_secret_printed(scanned, secrets, "failover.yml -vvv with a member lost")
+            runs = [scanned] + passes_until(stack, FAST, lambda: binding_split(stack) == {"idc1": 6}, "evacuate test-ucs")
+            assert karmada.get("lease", "multicloud-federation-run", "-n", "kube-system")["spec"]["holderIdentity"] == \
+                run_identity(os.getpid())
+        finally:
+            karmada.kubectl("delete", "lease", "multicloud-federation-run", "-n", "kube-system", "--ignore-not-found")
+        evacuated = runs[-1].result(TASK, "karmada")["evacuations"]
+        assert [row["member"] for row in evacuated] == ["test-ucs"], runs[-1].describe()
+        assert evacuated[0]["lowest_ready"] == {"UnitedDeployment default/demo": 2}, evacuated
+        # failover.yml returned once the survivor ran the full count: read it there.
+        assert ready(stack, "idc1") == 6
+        print(f"test-ucs lost -> idc1 at 6 Ready after {time.monotonic() - lost_at:.0f}s ({len(runs)} pass(es))")
+        again = failover(stack)
+        assert again.changed == 0, again.describe()
+        # The whole runbook during the outage: test-ucs's steps are left out with one line that says why,
+        # the control plane's and idc1's run, and verify finds idc1 running the full count.
+        during = run_playbook("site.yml", stack_inventory(stack.env), env=stack.env, timeout=1200)
+        # Only verify's report changes: it now says that idc1 runs all 6.
+        assert {task for _host, task, _items in during.changed_tasks()} <= {
+            "Verify each UnitedDeployment's split across clusters and subsets"}, during.describe()
+        assert "(test-ucs) is evacuated by failover.yml" in " ".join(during.output.split()), during.describe()
+        ran_there = sorted({row.role for row in during.tasks if row.host == "test-ucs" and not row.result.get("skipped")})
+        assert set(ran_there) <= {"kubeconfig", "run_lock", "failover"}, ran_there
+        # Drills are refused while a member is lost, before any change.
+        for drill, said in (("idc1", "member test-ucs is evacuated"), ("test-ucs", "real failover")):
+            refused = failover(stack, expect_failure=True, failover_drill=drill, failover_drill_confirm=True)
+            assert said in refused.messages(), refused.describe()
+    assert survivor.lowest["idc1"] >= 2, survivor.lowest
+    assert binding_split(stack) == {"idc1": 6}
+
+    with Watch(stack, ["idc1", "test-ucs"]) as both:
+        stack_cli("restore", "test-ucs")
+        wait_for(lambda: karmada_ready(stack, "test-ucs") == "True", "Karmada to see test-ucs Ready", timeout=180)
+        # A deleted Work reaches test-ucs once it is back: its old copy is removed before failback.
+        wait_for(lambda: ready(stack, "test-ucs") == 0, "test-ucs's evicted copy removed", timeout=120)
+        back = passes_until(stack, FAST, lambda: binding_split(stack) == {"idc1": 2, "test-ucs": 4}, "fail test-ucs back",
+                            pause=5)[-1]
+        result = back.result(TASK, "karmada")
+        assert [row["member"] for row in result["failed_back"]] == ["test-ucs"], back.describe()
+        assert any("Duplicated" in stage for stage in result["failed_back"][0]["stages"]), result
+    assert both.lowest["total"] >= 6, both.lowest
+    assert binding_split(stack) == {"idc1": 2, "test-ucs": 4}
+    wait_for(lambda: ready(stack, "idc1") == 2 and ready(stack, "test-ucs") == 4, "2 and 4 Ready again")
+    assert failover(stack).changed == 0
+    # The federation is as site.yml leaves it (the policy's field owners too): only verify's report, which
+    # said idc1 6 during the outage, is written again.
+    rerun = run_playbook("site.yml", stack_inventory(stack.env), env=stack.env, timeout=1200)
+    assert {task for _host, task, _items in rerun.changed_tasks()} <= {
+        "Verify each UnitedDeployment's split across clusters and subsets"}, rerun.describe()
+
+
+def test_a_drill_reports_and_leaves_the_federation_as_found(stack, healthy, tmp_path):
+    refused = failover(stack, expect_failure=True, failover_drill="test-ucs")
+    assert "failover_drill_confirm=true" in refused.messages()
+    refused = failover(stack, expect_failure=True, failover_drill="idc9", failover_drill_confirm=True)
+    assert "not a member of the inventory" in refused.messages()
+    policy_before = stack.karmada().get("propagationpolicies.policy.karmada.io", "-n", NAMESPACE, "-o", "json")
+    with Watch(stack, ["idc1", "test-ucs"]) as both:
+        drill = failover(stack, failover_drill="test-ucs", failover_drill_confirm=True, failover_report_dir=str(tmp_path),
+                         verbosity=3)
+    assert_no_secret_printed(drill, stack_secrets(stack), "failover.yml -vvv drill")
+    report = json.loads((tmp_path / "failover-drill-test-ucs.json").read_text())
+    assert report["member"] == "test-ucs" and report["rto_seconds"] > 0 and report["failback_seconds"] > 0
+    assert report["lowest_ready"][f"UnitedDeployment {NAMESPACE}/{NAME}"] >= 6, report
+    assert report["replaced_pods"][NAMESPACE], report
+    assert "RTO" in (tmp_path / "failover-drill-test-ucs.md").read_text()
+    assert both.lowest["total"] >= 6, both.lowest
+    assert binding_split(stack) == {"idc1": 2, "test-ucs": 4}
+    policies = stack.karmada().get("propagationpolicies.policy.karmada.io", "-n", NAMESPACE, "-o", "json")
+    assert [p["spec"] for p in policies["items"]] == [p["spec"] for p in policy_before["items"]]
+    drift = run_playbook("playbooks/drift.yml", stack_inventory(stack.env), env=stack.env, expect_failure=None)
+    assert drift.returncode == 0, drift.describe()
+
+
+def test_every_member_lost_at_once_evacuates_nothing_and_loses_no_replica(stack, healthy):
+    stack_cli("lose", "idc1")
+    stack_cli("lose", "test-ucs")
+    wait_for(lambda: karmada_ready(stack, "idc1") != "True" and karmada_ready(stack, "test-ucs") != "True",
+             "Karmada to see both members not Ready", timeout=180)
+    time.sleep(FAST["failover_grace_seconds"] + 1)
+    run = failover(stack)
+    result = run.result(TASK, "karmada")
+    assert result["evacuations"] == [] and sorted(result["plan"]["held"]) == ["idc1", "test-ucs"], run.describe()
+    assert run.changed == 0
+    stack_cli("restore", "idc1")
+    stack_cli("restore", "test-ucs")
+    wait_for(lambda: karmada_ready(stack, "idc1") == karmada_ready(stack, "test-ucs") == "True",
+             "both members Ready in Karmada", timeout=240)
+    assert binding_split(stack) == {"idc1": 2, "test-ucs": 4}
+    wait_for(lambda: ready(stack, "idc1") == 2 and ready(stack, "test-ucs") == 4, "2 and 4 Ready again", timeout=180)
+
+
+def test_the_rulebook_fails_over_and_back_on_its_own(stack, healthy, tmp_path):
+    """ansible-rulebook with the collection's rulebook, started before the loss: it runs failover.yml when
+    test-ucs is lost past its grace and again when it is back past its restore time."""
+    inventory = yaml.safe_load(stack_inventory(stack.env).read_text())
+    federation = inventory["all"]["children"]["federation"]["hosts"]["karmada"]
+    variables = tmp_path / "vars.yml"
+    variables.write_text(yaml.safe_dump({
+        "federation_kubeconfig": federation["cluster_kubeconfig"],
+        "federation_context": federation.get("cluster_context", federation.get("cluster_access")),
+        "failover_grace_seconds": FAST["failover_grace_seconds"],
+        "failover_restore_seconds": FAST["failover_restore_seconds"]}))
+    env = dict(stack.env, ANSIBLE_COLLECTIONS_PATH=str(REPO_ROOT / ".build"), ANSIBLE_CONFIG=str(REPO_ROOT / "ansible.cfg"))
+    log = tmp_path / "rulebook.log"
+    with open(log, "w") as output:
+        rulebook = subprocess.Popen(
+            [str(Path(sys.executable).parent / "ansible-rulebook"), "--rulebook", "multicloud.federation.failover",
+             "-i", str(stack_inventory(stack.env)), "--vars", str(variables), "-v"],
+            cwd=REPO_ROOT, env=env, stdout=output, stderr=subprocess.STDOUT)
+    try:
+        wait_for(lambda: "load source" in log.read_text() or rulebook.poll() is not None, "the rulebook's source",
+                 timeout=120)
+        assert rulebook.poll() is None, log.read_text()[-5000:]
+        with Watch(stack, ["idc1"]) as survivor:
+            stack_cli("lose", "test-ucs")
+            wait_for(lambda: binding_split(stack) == {"idc1": 6} and ready(stack, "idc1") == 6,
+                     "the rulebook's failover.yml to evacuate test-ucs and idc1 to run 6", timeout=400, interval=3)
+        assert survivor.lowest["idc1"] >= 2, survivor.lowest
+        with Watch(stack, ["idc1", "test-ucs"]) as both:
+            stack_cli("restore", "test-ucs")
+            wait_for(lambda: binding_split(stack) == {"idc1": 2, "test-ucs": 4} and ready(stack, "idc1") == 2
+                     and ready(stack, "test-ucs") == 4, "the rulebook's failover.yml to fail test-ucs back",
+                     timeout=400, interval=3)
+        assert both.lowest["total"] >= 6, both.lowest
+    finally:
+        rulebook.terminate()
+        try:
+            rulebook.wait(30)
+        except subprocess.TimeoutExpired:
+            rulebook.kill()
+    said = log.read_text()
+    assert said.count("multicloud.federation.failover") >= 2 and "PLAY RECAP" in said, said[-5000:]

@@ -1,0 +1,94 @@
+"""Disaster recovery on KubeAdmiral (issue 29), on the stack's KubeAdmiral federation: failover.yml's
+method ``taint`` puts the collection's NoExecute taint on the lost member's FederatedCluster, and
+KubeAdmiral v1.0.0's scheduler drops it from the placement by itself (a taint change is a scheduling
+trigger: pkg/controllers/scheduler/schedulingtriggers.go); removing the taint schedules it again.
+
+A Deployment ``web`` (2 replicas, Duplicate over cluster-a and cluster-b, a KubeAdmiral
+PropagationPolicy of its own) runs in both members; cluster-b is lost whole; failover.yml, run again 15 s
+after each run ends, evacuates it once KubeAdmiral says it is not Ready; cluster-a keeps running its 2;
+cluster-b back, failover.yml fails it back and cluster-b runs its 2 again - each read in the members.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from tests.integration.conftest import stack_cli, wait_for
+from tests.integration.failover_support import TASK, failover, passes_until
+# The fixture (host and members) of the stack test: imported so pytest uses it here.
+from tests.integration.test_stack_kubeadmiral import kubeadmiral  # noqa: F401 pylint: disable=unused-import
+
+NAMESPACE, NAME, POLICY = "dr-demo", "web", "dr-web"
+WORKLOAD = {"api_version": "apps/v1", "kind": "Deployment", "name": NAME, "namespace": NAMESPACE}
+FAST = {"failover_grace_seconds": 5, "failover_restore_seconds": 5, "failover_timeout": 300,
+        "failover_applications": [], "failover_workloads": [WORKLOAD]}
+
+
+def ready(member) -> int | None:
+    result = member.kubectl("get", "deployment", NAME, "-n", NAMESPACE, "-o", "json", "--ignore-not-found",
+                            "--request-timeout=3s", check=False)
+    if result.returncode != 0:
+        return None
+    return int(json.loads(result.stdout).get("status", {}).get("readyReplicas") or 0) if result.stdout.strip() else 0
+
+
+def member_ready(host, name) -> str:
+    cluster = host.get("federatedclusters.core.kubeadmiral.io", name)
+    return next((c["status"] for c in cluster.get("status", {}).get("conditions", []) if c["type"] == "Ready"), "?")
+
+
+def placed(host) -> list[str]:
+    objects = host.get("federatedobjects.core.kubeadmiral.io", "-n", NAMESPACE)["items"]
+    found = [o for o in objects if o["spec"]["template"]["metadata"]["name"] == NAME]
+    if not found:
+        return []
+    return sorted({entry["cluster"] for p in found[0]["spec"].get("placements") or [] for entry in p.get("placement") or []})
+
+
+@pytest.fixture
+def web(stack, kubeadmiral):
+    host, members = kubeadmiral
+    host.apply([{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NAMESPACE}},
+                {"apiVersion": "core.kubeadmiral.io/v1alpha1", "kind": "PropagationPolicy",
+                 "metadata": {"name": POLICY, "namespace": NAMESPACE},
+                 "spec": {"schedulingMode": "Duplicate", "placement": [{"cluster": "cluster-a"}, {"cluster": "cluster-b"}]}},
+                {"apiVersion": "apps/v1", "kind": "Deployment",
+                 "metadata": {"name": NAME, "namespace": NAMESPACE,
+                              "labels": {"kubeadmiral.io/propagation-policy-name": POLICY}},
+                 "spec": {"replicas": 2, "selector": {"matchLabels": {"app": NAME}},
+                          "template": {"metadata": {"labels": {"app": NAME}},
+                                       "spec": {"containers": [{"name": "main", "image": "nginx:alpine"}]}}}}])
+    wait_for(lambda: ready(members["cluster-a"]) == 2 and ready(members["cluster-b"]) == 2, "web at 2 Ready in both members")
+    yield host, members
+    stack_cli("restore", "cluster-b")
+    host.kubectl("delete", "deployment", NAME, "-n", NAMESPACE, "--ignore-not-found", "--wait=true")
+    host.kubectl("delete", "propagationpolicies.core.kubeadmiral.io", POLICY, "-n", NAMESPACE, "--ignore-not-found")
+    host.kubectl("delete", "namespace", NAMESPACE, "--ignore-not-found", "--wait=true", "--timeout=180s")
+    # Nothing of the collection's left on the members' FederatedClusters.
+    for name in ("cluster-a", "cluster-b"):
+        cluster = host.get("federatedclusters.core.kubeadmiral.io", name)
+        assert not [t for t in cluster["spec"].get("taints") or [] if t["key"] == "multicloud.federation/evacuated"]
+
+
+def test_a_lost_member_is_evacuated_by_its_taint_and_failed_back(stack, web):
+    host, members = web
+    inventory = Path(stack.env["MCF_KUBEADMIRAL_INVENTORY"])
+    assert placed(host) == ["cluster-a", "cluster-b"]
+    stack_cli("lose", "cluster-b")
+    wait_for(lambda: member_ready(host, "cluster-b") != "True", "KubeAdmiral to see cluster-b not Ready", timeout=180)
+    runs = passes_until(stack, FAST, lambda: placed(host) == ["cluster-a"], "evacuate cluster-b", inventory=inventory)
+    result = runs[-1].result(TASK, "kubeadmiral")
+    assert [row["member"] for row in result["evacuations"]] == ["cluster-b"], runs[-1].describe()
+    assert "FederatedCluster" in result["evacuations"][0]["mechanism"]
+    assert ready(members["cluster-a"]) == 2
+    again = failover(stack, FAST, inventory=inventory)
+    assert again.changed == 0, again.describe()
+    stack_cli("restore", "cluster-b")
+    wait_for(lambda: member_ready(host, "cluster-b") == "True", "KubeAdmiral to see cluster-b Ready", timeout=180)
+    back = passes_until(stack, FAST, lambda: placed(host) == ["cluster-a", "cluster-b"], "fail cluster-b back",
+                        pause=5, inventory=inventory)
+    assert [row["member"] for row in back[-1].result(TASK, "kubeadmiral")["failed_back"]] == ["cluster-b"]
+    wait_for(lambda: ready(members["cluster-b"]) == 2, "web at 2 Ready in cluster-b again", timeout=180)
+    assert ready(members["cluster-a"]) == 2
