@@ -174,7 +174,6 @@ notes:
 """
 
 import copy
-import time
 
 from ansible_collections.kubernetes.core.plugins.module_utils.ansiblemodule import AnsibleModule
 from ansible_collections.kubernetes.core.plugins.module_utils.args_common import AUTH_ARG_SPEC
@@ -186,7 +185,7 @@ from ansible_collections.multicloud.federation.plugins.module_utils.cluster_acce
     ApiError,
     connect_control_plane,
 )
-from ansible_collections.multicloud.federation.plugins.module_utils.failover.decision import FailoverError, member_states
+from ansible_collections.multicloud.federation.plugins.module_utils.failover.decision import FailoverError
 from ansible_collections.multicloud.federation.plugins.module_utils.failover.runner import Failover
 from ansible_collections.multicloud.federation.plugins.module_utils.federation_engine import (
     ENGINE_ARG_SPEC,
@@ -217,13 +216,6 @@ def argspec():
     return args
 
 
-def status(failover):
-    """{members, evacuated} of the inventory members the federation lists."""
-    listed = [row for row in failover.engine.member_health() if row["name"] in failover.names]
-    states = member_states(listed, [row["name"] for row in listed], time.time())
-    return {"members": states, "evacuated": [state["name"] for state in states if state["evacuated"]]}
-
-
 def main():
     module = AnsibleK8SModule(module_class=AnsibleModule, argument_spec=argspec(), supports_check_mode=True)
     params = module.params
@@ -245,7 +237,7 @@ def main():
     try:
         if params["status_only"]:
             # A member the federation does not list (not joined yet) is not evacuated: no refusal here.
-            module.exit_json(changed=False, **status(failover))
+            module.exit_json(changed=False, **failover.status())
         if params["drill"]:
             module.exit_json(drill=failover.drill(params["drill"], params["drill_confirm"], module.check_mode),
                              changed=True, members=failover.states())

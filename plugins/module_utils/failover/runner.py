@@ -121,6 +121,13 @@ class Failover(object):
     def states(self):
         return decision.member_states(self.engine.member_health(), self.names, self.clock())
 
+    def status(self):
+        """{members, evacuated} of the inventory members the federation lists: one it does not list yet (not
+        joined) is simply not evacuated - what every playbook asks first, never a refusal."""
+        listed = [row for row in self.engine.member_health() if row["name"] in self.names]
+        states = decision.member_states(listed, [row["name"] for row in listed], self.clock())
+        return {"members": states, "evacuated": [state["name"] for state in states if state["evacuated"]]}
+
     def templates(self):
         """(workload, template on the control plane) of every workload the control plane has."""
         found = []

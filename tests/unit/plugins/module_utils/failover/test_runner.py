@@ -270,3 +270,14 @@ def test_a_failback_waits_until_the_evicted_copies_are_removed_before_it_untaint
     world.log = []
     failover(world, clock).run()
     assert world.log[:3] == [("removal pending",), ("removal pending",), ("taint", "test-ucs", False, False)]
+
+
+def test_status_names_the_evacuated_members_and_ignores_those_not_listed():
+    clock = Clock()
+    world = World(clock)
+    runner = failover(world, clock)
+    assert runner.status()["evacuated"] == []
+    runner.run()
+    runner.names = ["idc1", "test-ucs", "not-joined"]
+    got = runner.status()
+    assert got["evacuated"] == ["test-ucs"] and [m["name"] for m in got["members"]] == ["idc1", "test-ucs"]
