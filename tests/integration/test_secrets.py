@@ -34,6 +34,7 @@ SCANNED_IN = {
     "migrate.yml": "test_runbook_federalization.py",
     "distribute.yml": "test_runbook_federalization.py",
     "drift.yml": "test_drift.py",
+    "failover.yml": "test_failover.py",
 }
 
 
