@@ -20,6 +20,7 @@ from ansible_collections.multicloud.federation.plugins.module_utils.cluster_acce
     AccessError,
     ApiError,
     connect_member,
+    poll,
 )
 from ansible_collections.multicloud.federation.plugins.module_utils.failover import decision
 from ansible_collections.multicloud.federation.plugins.module_utils.failover.decision import FailoverError
@@ -140,14 +141,16 @@ class Failover(object):
 
     def _wait(self, probe, what):
         """Poll ``probe`` (-> list of what is still missing) until it is empty; FailoverError after the timeout."""
-        start = self.clock()
-        while True:
+        def check():
             missing = probe()
-            if not missing:
-                return round(self.clock() - start, 1)
-            if self.clock() - start >= self.timeout:
-                raise FailoverError("%s: not done after %ss: %s" % (what, self.timeout, "; ".join(missing)))
-            self.sleep(self.interval)
+            return not missing, missing
+
+        # The access layer's poll, at a steady interval: a figure such as the RTO is read off these looks.
+        done, missing, waited = poll(check, self.timeout, self.interval, max_interval=self.interval,
+                                     clock=self.clock, sleep=self.sleep)
+        if not done:
+            raise FailoverError("%s: not done after %ss: %s" % (what, self.timeout, "; ".join(missing)))
+        return waited
 
     def evacuation_pending(self, member, survivors, templates):
         """What keeps ``member`` from being evacuated: a placement still naming it, or survivors that do
