@@ -198,6 +198,17 @@ class FederationEngine(object):
         """Why a step's ``wait`` is not done yet ([] when it is)."""
         raise NotImplementedError
 
+    def scheduling_marks(self, policy_name, names, namespace=None):
+        """What shows the engine's last scheduling of the placement records ``names`` under the policy
+        ``policy_name``, read before a change of that policy; ``scheduling_pending`` compares against it.
+        Empty where the wait needs no such mark."""
+        return {}
+
+    def scheduling_pending(self, marks, namespace=None):
+        """Why the engine has not scheduled a policy change yet for the records ``marks`` were read from ([] when
+        it has): a step's wait must not judge the copies by the placement from before the change."""
+        return []
+
     def delivered_objects(self, clusters, names, namespace=None):
         """Per cluster, the objects the placement records ``names`` delivered there."""
         raise NotImplementedError

@@ -402,6 +402,24 @@ class KubeAdmiralEngine(FederationEngine):
             problems.extend(kp.copies_ready_problems(name, federated_object, collected, collects, clusters))
         return problems
 
+    def scheduling_marks(self, policy_name, names, namespace=None):
+        """Per FederatedObject of ``names`` the scheduler scheduled under ``policy_name``, its
+        ``policyContentHash`` (followers are not scheduled by the policy: none for them)."""
+        wanted = set(names)
+        marks = {}
+        for fo in self.federated_objects(namespace):
+            mark = kp.scheduled_policy_hash(fo, policy_name)
+            if fo["metadata"]["name"] in wanted and mark is not None:
+                marks[fo["metadata"]["name"]] = mark
+        return {"policy": policy_name, "objects": marks} if marks else {}
+
+    def scheduling_pending(self, marks, namespace=None):
+        objects = dict((fo["metadata"]["name"], fo) for fo in self.federated_objects(namespace))
+        problems = []
+        for name, mark in sorted(marks["objects"].items()):
+            problems.extend(kp.scheduling_problems(name, objects.get(name), marks["policy"], mark))
+        return problems
+
     def delivered_objects(self, clusters, names, namespace=None):
         """Per cluster, ``Kind namespace/name`` of the templates among the FederatedObjects ``names``
         that have a copy there (their status lists the cluster)."""

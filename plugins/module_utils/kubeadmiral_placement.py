@@ -26,6 +26,13 @@ KubeAdmiral facts this relies on (kubewharf/kubeadmiral@v1.0.0):
   which generation was. Where the FederatedTypeConfig enables status collection, a
   (Cluster)CollectedStatus of the same name holds the fields it collects of every member's copy
   (``pkg/controllers/status/controller.go``; only copies that exist and are managed are listed).
+- The scheduler records what it last scheduled with in the annotation ``kubeadmiral.io/scheduling-triggers``
+  of each FederatedObject it schedules (JSON; ``policyContentHash`` hashes the policy's spec without
+  autoMigration), and writes it when it schedules after a trigger changed; a policy change whose
+  trigger is switched off leaves it and names the reason in ``kubeadmiral.io/scheduling-deferred-reasons``
+  (``pkg/controllers/scheduler/schedulingtriggers.go`` ``computeSchedulingAnnotations``,
+  ``scheduler.go``). Until the scheduler has run, the FederatedObject still shows the old placement,
+  synced and ready: a wait after a policy change first waits for a new ``policyContentHash``.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -33,6 +40,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import copy
+import json
 
 # A JSON merge patch (RFC 7386) applied to a copy, as the apiserver applies it.
 from ansible_collections.multicloud.federation.plugins.module_utils.federalize_placement import apply_patch
@@ -44,6 +52,9 @@ DIVIDE = "Divide"
 COPIES_READY = "copies_ready"
 COPIES_GONE = "copies_gone"
 SYNC_OK = "OK"
+# pkg/controllers/scheduler/constants.go (common.DefaultPrefix is "kubeadmiral.io/").
+SCHEDULING_TRIGGERS_ANNOTATION = "kubeadmiral.io/scheduling-triggers"
+SCHEDULING_DEFERRED_ANNOTATION = "kubeadmiral.io/scheduling-deferred-reasons"
 # pkg/controllers/common/constants.go MaxFederatedObjectNameLength.
 MAX_FEDERATED_OBJECT_NAME_LENGTH = 253
 DISTRIBUTION_MODES = {"duplicated": DUPLICATE, "weighted": DIVIDE}
@@ -233,6 +244,34 @@ def placed_clusters(federated_object):
             if entry.get("cluster") not in clusters:
                 clusters.append(entry.get("cluster"))
     return clusters
+
+
+def scheduled_policy_hash(federated_object, policy_name):
+    """The ``policyContentHash`` KubeAdmiral's scheduler last scheduled ``federated_object`` with under the
+    policy ``policy_name`` (None: not scheduled by that policy - a follower, such as a ConfigMap that
+    follows its workload, keeps what it was scheduled with before, without a policy - or an annotation
+    it cannot read, which the scheduler itself would overwrite)."""
+    annotations = ((federated_object or {}).get("metadata") or {}).get("annotations") or {}
+    try:
+        triggers = json.loads(annotations.get(SCHEDULING_TRIGGERS_ANNOTATION) or "")
+    except ValueError:
+        return None
+    if not isinstance(triggers, dict) or triggers.get("policyName") != policy_name:
+        return None
+    return triggers.get("policyContentHash")
+
+
+def scheduling_problems(name, federated_object, policy_name, mark):
+    """Why the scheduler has not scheduled ``name`` after a change of the policy ``policy_name`` yet;
+    ``mark``: its ``policyContentHash`` before the change. Empty once it has (or when the object is gone:
+    what the step waits for says what is missing)."""
+    if federated_object is None or scheduled_policy_hash(federated_object, policy_name) != mark:
+        return []
+    deferred = ((federated_object.get("metadata") or {}).get("annotations") or {}).get(SCHEDULING_DEFERRED_ANNOTATION)
+    if deferred:
+        return ["%s: KubeAdmiral defers scheduling the policy change (%s: the policy's reschedulePolicy.rescheduleWhen "
+                "switches that trigger off)" % (name, deferred)]
+    return ["%s: KubeAdmiral has not scheduled the policy change yet" % name]
 
 
 def copies_ready_problems(name, federated_object, collected_status, collects_status, clusters):

@@ -145,16 +145,21 @@ class PlacementChange(object):
     # --- changes -------------------------------------------------------------------------------
     def apply_step(self, step, names):
         """One policy change, then what it waits for."""
+        marks = self.engine.scheduling_marks(self.params["policy_name"], names, self.namespace) if step["wait"] else {}
         try:
             self.engine.change_policy(self.params["policy_name"], self.namespace, step["patch"])
         except ApiError as error:
             raise FederalizeError("patching the policy (%s) failed: %s" % (step["name"], error))
         if step["wait"]:
-            self.wait(step["wait"], names)
+            self.wait(step["wait"], names, marks)
 
-    def wait(self, wait, names):
+    def wait(self, wait, names, marks=None):
+        """Until the step's ``wait`` is done; after a policy change (``marks`` read before it), only once the
+        engine has scheduled the change: the copies of the placement from before could look done."""
         def pending():
-            problems = self.engine.placement_pending(wait, names, self.namespace)
+            problems = self.engine.scheduling_pending(marks, self.namespace) if marks else []
+            if not problems:
+                problems = self.engine.placement_pending(wait, names, self.namespace)
             return not problems, problems
 
         done, problems, _waited = poll(pending, self.params["wait_timeout"], POLL_INTERVAL, POLL_MAX_INTERVAL)

@@ -93,10 +93,12 @@ class KubeAdmiralControlPlane(FakeCluster):
     ``adopts``: templates' adoption annotations are honoured (else every pre-existing copy stays
     AlreadyExists); ``ready_in``: the clusters whose copies report ready (all by default);
     ``restarts``: adopting replaces a pod of each Deployment; ``not_ready``: FederatedClusters
-    whose Ready condition is False."""
+    whose Ready condition is False; ``schedules_late``: after a policy change, the scheduler acts only
+    once the FederatedObjects were read twice (the first read still shows the placement from before,
+    synced and ready, as on a busy host)."""
 
     def __init__(self, members, clusters=(SOURCE, TARGET), objects=(), adopts=True, ready_in=None, restarts=False,
-                 not_ready=()):
+                 not_ready=(), schedules_late=False):
         super(KubeAdmiralControlPlane, self).__init__(
             name="the federation control plane", served=CONTROL_PLANE_APIS, cluster_scoped=CLUSTER_SCOPED,
             objects=[federated_cluster(c, ready=c not in not_ready) for c in clusters]
@@ -110,6 +112,17 @@ class KubeAdmiralControlPlane(FakeCluster):
         self.placements_seen = []
         self.ftc_names = dict(((g, k), n) for g, k, n, _c in TYPE_CONFIGS)
         self.collects = dict(((g, k), c) for g, k, _n, c in TYPE_CONFIGS)
+        self.schedules_late = schedules_late
+        # Reads of the FederatedObjects left before a late scheduler acts (None: nothing pending).
+        self.late_reads = None
+
+    def list(self, api_version, kind, namespace=None, label_selector=None, field_selector=None):
+        if kind == "FederatedObject" and self.late_reads is not None:
+            self.late_reads -= 1
+            if self.late_reads < 0:
+                self.late_reads = None
+                self.reconcile()
+        return super(KubeAdmiralControlPlane, self).list(api_version, kind, namespace, label_selector, field_selector)
 
     # --- writes ---------------------------------------------------------------------------------
     def create(self, body, dry_run=False):
@@ -130,7 +143,10 @@ class KubeAdmiralControlPlane(FakeCluster):
                                                              dry_run)
         if not dry_run and kind in ("PropagationPolicy", "ClusterPropagationPolicy"):
             self.placements_seen.append(self._placement(patched))
-            self.reconcile()
+            if self.schedules_late:
+                self.late_reads = 1
+            else:
+                self.reconcile()
         return patched
 
     @staticmethod
@@ -242,6 +258,9 @@ class KubeAdmiralControlPlane(FakeCluster):
             desired["metadata"].setdefault("labels", {})[kae.MANAGED_LABEL] = "true"
             if placement[cluster] is not None:
                 desired["spec"]["replicas"] = placement[cluster]
+            elif "replicas" in (template.get("spec") or {}):
+                # Duplicate (or undivided): every cluster runs the template's replicas.
+                desired["spec"]["replicas"] = template["spec"]["replicas"]
             if desired != live:
                 member._put(desired)
                 if live is None:
@@ -256,6 +275,12 @@ class KubeAdmiralControlPlane(FakeCluster):
         controller = "kubeadmiral.io/global-scheduler" if _labels(fo) else "kubeadmiral.io/follower-controller"
         fo["spec"]["placements"] = [{"controller": controller, "placement": [{"cluster": c} for c in sorted(placement)]}]
         fo["scheduled"] = placement
+        name = _labels(fo).get(kae.POLICY_NAME_LABEL)
+        policy = self.get(API, "PropagationPolicy", name, fo["metadata"]["namespace"]) if name else None
+        # What the scheduler scheduled with (a policyContentHash stands for a hash of the spec); a follower
+        # has no policy and keeps empty ones, as on the stack's KubeAdmiral v1.0.0.
+        fo["metadata"].setdefault("annotations", {})[kp.SCHEDULING_TRIGGERS_ANNOTATION] = json.dumps(
+            {"policyName": name or "", "policyContentHash": json.dumps(policy["spec"], sort_keys=True) if policy else ""})
         self._put(fo)
         if self.collects.get((ref[0].split("/")[0] if "/" in ref[0] else "", ref[1])):
             self._put({"apiVersion": API, "kind": "CollectedStatus",

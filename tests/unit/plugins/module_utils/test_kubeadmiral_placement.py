@@ -8,6 +8,8 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import json
+
 import pytest
 
 from ansible_collections.multicloud.federation.plugins.module_utils import kubeadmiral_placement as kp
@@ -209,3 +211,37 @@ def test_gone_when_neither_the_status_nor_the_collected_status_lists_the_cluster
     assert kp.copies_gone_problems(name, federated_object([]), collected(a={}), ["a"]) == [
         "web-deployments.apps: a copy still exists in a"]
     assert kp.copies_gone_problems(name, None, None, ["a"]) == []
+
+
+# --- whether the scheduler has scheduled a policy change -----------------------------------------
+
+def scheduled(policy_name, content_hash, deferred=None):
+    """A FederatedObject as KubeAdmiral v1.0.0's scheduler annotates it (schedulingtriggers.go)."""
+    annotations = {kp.SCHEDULING_TRIGGERS_ANNOTATION: json.dumps({
+        "schedulingAnnotationsHash": "1450640401", "replicaCount": 3, "policyName": policy_name,
+        "policyContentHash": content_hash, "clusters": ["cluster-a", "cluster-b"]})}
+    if deferred:
+        annotations[kp.SCHEDULING_DEFERRED_ANNOTATION] = deferred
+    return {"metadata": {"name": "fed-dp-01-deployments.apps", "annotations": annotations}}
+
+
+def test_the_policy_hash_is_read_only_for_objects_the_policy_schedules():
+    assert kp.scheduled_policy_hash(scheduled("fed-app", "4097951892"), "fed-app") == "4097951892"
+    # A follower (its ConfigMap) keeps the empty policy it was scheduled with: not the policy's.
+    assert kp.scheduled_policy_hash(scheduled("", ""), "fed-app") is None
+    assert kp.scheduled_policy_hash(scheduled("other", "1"), "fed-app") is None
+    assert kp.scheduled_policy_hash({"metadata": {}}, "fed-app") is None
+    unreadable = {"metadata": {"annotations": {kp.SCHEDULING_TRIGGERS_ANNOTATION: "{not json"}}}
+    assert kp.scheduled_policy_hash(unreadable, "fed-app") is None
+
+
+def test_scheduling_problems_until_the_hash_moves_and_why_it_is_deferred():
+    before = scheduled("fed-app", "4097951892")
+    assert kp.scheduling_problems("fed-dp-01", before, "fed-app", "4097951892") == [
+        "fed-dp-01: KubeAdmiral has not scheduled the policy change yet"]
+    assert kp.scheduling_problems("fed-dp-01", scheduled("fed-app", "123"), "fed-app", "4097951892") == []
+    assert kp.scheduling_problems("fed-dp-01", None, "fed-app", "4097951892") == []
+    deferred = scheduled("fed-app", "4097951892", deferred="policyContentChanged:false")
+    assert kp.scheduling_problems("fed-dp-01", deferred, "fed-app", "4097951892") == [
+        "fed-dp-01: KubeAdmiral defers scheduling the policy change (policyContentChanged:false: the policy's "
+        "reschedulePolicy.rescheduleWhen switches that trigger off)"]

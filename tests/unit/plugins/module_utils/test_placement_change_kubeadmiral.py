@@ -13,6 +13,8 @@ __metaclass__ = type
 import pytest
 
 from ansible_collections.multicloud.federation.plugins.module_utils import kubeadmiral_engine as kae
+from ansible_collections.multicloud.federation.plugins.module_utils import placement_change as pc
+from ansible_collections.multicloud.federation.plugins.module_utils.cluster_access import poll as real_poll
 from ansible_collections.multicloud.federation.plugins.module_utils.federalize import FederalizeError
 from ansible_collections.multicloud.federation.plugins.module_utils.federalize_adoption import Federalizer
 from ansible_collections.multicloud.federation.plugins.module_utils.federation_engine import EngineError
@@ -36,6 +38,12 @@ class RecordingEngine(kae.KubeAdmiralEngine):
     def placement_pending(self, wait, names, namespace=None):
         problems = super(RecordingEngine, self).placement_pending(wait, names, namespace)
         self.log.append(("waited", wait[0], list(wait[1]), problems))
+        return problems
+
+    def scheduling_pending(self, marks, namespace=None):
+        problems = super(RecordingEngine, self).scheduling_pending(marks, namespace)
+        if problems:
+            self.log.append(("scheduling", problems))
         return problems
 
 
@@ -147,6 +155,34 @@ def test_distribute_weighted_gives_the_new_cluster_its_share():
     assert (replicas(world.cluster_a), replicas(world.cluster_b)) == (1, 2)
     assert [entry[1:3] for entry in world.engine.log if entry[0] == "waited"] == [
         ("copies_ready", [TARGET]), ("copies_ready", [SOURCE, TARGET])]
+
+
+def instant_poll(probe, timeout, interval=1.0, max_interval=10.0):
+    """The access layer's poll on a clock that its sleeps advance: no real time passes."""
+    now = [0.0]
+
+    def sleep(seconds):
+        now[0] += seconds
+    return real_poll(probe, timeout, interval, max_interval, clock=lambda: now[0], sleep=sleep)
+
+
+def test_a_wait_after_a_policy_change_first_waits_for_the_scheduler(monkeypatch):
+    """A busy host: right after the policy becomes Duplicate, the FederatedObject still shows the weighted
+    placement, synced and ready. The wait must not take that for the new placement (the run would report
+    success with cluster-a still at 1 replica); it waits until the scheduler's policyContentHash moved."""
+    world = federalized_world(schedules_late=True)
+    monkeypatch.setattr(pc, "poll", instant_poll)
+    change(world, clusters=[SOURCE, TARGET], distribution="weighted", weights={SOURCE: 1, TARGET: 2},
+           wait_timeout=60)
+    assert (replicas(world.cluster_a), replicas(world.cluster_b)) == (1, 2)
+    world.engine.log = []
+    result, _placement = change(world, clusters=[SOURCE, TARGET], distribution="duplicated", wait_timeout=60)
+    assert [step["name"] for step in result["steps"]] == ["finalize"]
+    # Read before the scheduler acted: each leader's FederatedObject still has the old policyContentHash.
+    assert world.engine.log[1][0] == "change" and world.engine.log[2][0] == "scheduling"
+    assert "fed-dp-01-deployments.apps: KubeAdmiral has not scheduled the policy change yet" in world.engine.log[2][1]
+    assert world.engine.log[-1] == ("waited", "copies_ready", [SOURCE, TARGET], [])
+    assert (replicas(world.cluster_a), replicas(world.cluster_b)) == (3, 3)
 
 
 def test_a_divide_policy_that_still_avoids_disruption_would_starve_the_new_cluster():
