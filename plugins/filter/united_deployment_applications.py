@@ -77,6 +77,7 @@ def united_deployment_applications(entries, members, api_version=None, karmada_v
             "weights": entry["weights"],
             "scheduling": entry["scheduling"],
             "verify": bool(entry["verify"]),
+            "failover": entry["failover"],
             "united_deployment": definition,
             "propagation_policy": policy,
             "regular_only_policy": "%s-regular-nodes-only" % metadata.get("name", entry["name"]),

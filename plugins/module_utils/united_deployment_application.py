@@ -23,6 +23,7 @@ import base64
 import copy
 import re
 
+from ansible_collections.multicloud.federation.plugins.module_utils.failover.decision import EVACUATION_TOLERATION
 from ansible_collections.multicloud.federation.plugins.module_utils.karmada_division import (
     DEFAULT_KARMADA_VERSION,
     DivisionError,
@@ -84,6 +85,7 @@ DEFAULTS = {
     "config_maps": [],
     "secrets": [],
     "verify": True,
+    "failover": None,
 }
 SUBSET_FIELDS = {
     "name": "name",
@@ -321,9 +323,21 @@ def _normalize(raw, index, members, member_names, api_version):
     entry["definition"] = entry["definition"] or None
     if entry["definition"] is not None and not isinstance(entry["definition"], dict):
         errors.append("application %s: definition must be a complete UnitedDeployment (a mapping)" % name)
+    if entry["failover"] is None:
+        entry["failover"] = not claims_volumes(entry["definition"])
+    elif not isinstance(entry["failover"], bool):
+        errors.append("application %s: failover must be true or false, got %r" % (name, entry["failover"]))
     entry["name"] = name
     entry["api_version"] = api_version
     return entry, errors
+
+
+def claims_volumes(definition):
+    """Whether a UnitedDeployment's workload template claims volumes (a StatefulSet kind's
+    volumeClaimTemplates): its data stays in the member, so the application does not fail over by default."""
+    template = ((definition or {}).get("spec") or {}).get("template") or {}
+    return any(((workload or {}).get("spec") or {}).get("volumeClaimTemplates")
+               for workload in template.values() if isinstance(workload, dict))
 
 
 def applications(entries, members=None, api_version="apps.kruise.io/v1beta1"):
@@ -469,6 +483,11 @@ def propagation_policy(entry, karmada_version=DEFAULT_KARMADA_VERSION):
                            for cluster, weight in sorted(entry["weights"].items())]
         if weight_list:
             replica_scheduling["weightPreference"] = {"staticWeightList": weight_list}
+    placement = {"clusterAffinity": {"clusterNames": sorted(entry["clusters"])}, "replicaScheduling": replica_scheduling}
+    if entry.get("failover") is False:
+        # Tolerated without tolerationSeconds: Karmada's taint manager never evicts it for failover.yml's
+        # taint (karmada v1.18.2 pkg/controllers/cluster/taint_manager.go), so it stays where it runs.
+        placement["clusterTolerations"] = [dict(EVACUATION_TOLERATION)]
     return {
         "apiVersion": PROPAGATION_POLICY_API_VERSION,
         "kind": "PropagationPolicy",
@@ -477,8 +496,7 @@ def propagation_policy(entry, karmada_version=DEFAULT_KARMADA_VERSION):
             "resourceSelectors": selectors,
             "propagateDeps": bool(entry["propagate_deps"]),
             "conflictResolution": entry["conflict_resolution"],
-            "placement": {"clusterAffinity": {"clusterNames": sorted(entry["clusters"])},
-                          "replicaScheduling": replica_scheduling},
+            "placement": placement,
         },
     }
 

@@ -68,6 +68,13 @@ options:
         description: Its namespace.
         type: str
         default: default
+      failover:
+        description:
+          - Whether it moves off a lost member. C(false) for one whose policy tolerates the evacuation taint (an
+            application with C(failover=false) gets that toleration): it stays, it is not counted, and each
+            evacuation lists it as held.
+        type: bool
+        default: true
   method:
     description:
       - C(taint) moves replicas with the collection's NoExecute taint; C(off) only reports.
@@ -153,7 +160,8 @@ plan:
   returned: unless O(drill)
   type: dict
 evacuations:
-  description: Per evacuated member - mechanism, survivors, ready_before, seconds to full count, lowest_ready per workload.
+  description: Per evacuated member - mechanism, survivors, ready_before, seconds to full count, lowest_ready per workload,
+    held (the workloads that do not fail over).
   returned: unless O(drill)
   type: list
   elements: dict
@@ -202,7 +210,8 @@ def argspec():
         members=dict(copy.deepcopy(MEMBER_ACCESS_SPEC), required=True),
         workloads=dict(type="list", elements="dict", default=[], options=dict(
             api_version=dict(type="str", required=True), kind=dict(type="str", required=True),
-            name=dict(type="str", required=True), namespace=dict(type="str", default="default"))),
+            name=dict(type="str", required=True), namespace=dict(type="str", default="default"),
+            failover=dict(type="bool", default=True))),
         method=dict(type="str", choices=["taint", "off"], default="taint"),
         grace_seconds=dict(type="int", default=300),
         restore_seconds=dict(type="int", default=300),

@@ -23,6 +23,9 @@ import time
 # scheduler: pkg/controllers/scheduler/schedulingtriggers.go, framework/plugins/tainttoleration).
 EVACUATED_TAINT_KEY = "multicloud.federation/evacuated"
 NO_EXECUTE = "NoExecute"
+# What an application that does not fail over (its failover field false) tolerates, in its policy's placement:
+# the evacuation taint, with no tolerationSeconds (never evicted).
+EVACUATION_TOLERATION = {"key": EVACUATED_TAINT_KEY, "operator": "Exists", "effect": NO_EXECUTE}
 
 # How replicas leave a lost member (the federation host's failover_method).
 METHOD_TAINT = "taint"

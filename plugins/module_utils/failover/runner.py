@@ -112,7 +112,10 @@ class Failover(object):
         decision.validate_timings(grace_seconds, restore_seconds, timeout)
         if method not in decision.METHODS:
             raise FailoverError("failover_method %r is not one of %s" % (method, ", ".join(decision.METHODS)))
-        self.engine, self.members, self.workloads = engine, members, workloads
+        self.engine, self.members = engine, members
+        # Workloads with failover false tolerate the evacuation taint: they stay, and are not counted.
+        self.workloads = [w for w in workloads if w.get("failover", True) is not False]
+        self.held = [workload_ref(w) for w in workloads if w.get("failover", True) is False]
         self.names = [m["name"] for m in members]
         self.method, self.grace, self.restore, self.timeout = method, grace_seconds, restore_seconds, timeout
         self.interval, self.clock, self.sleep = interval, clock, sleep
@@ -197,7 +200,7 @@ class Failover(object):
         self.engine.set_member_taint(member, decision.evacuation_taint(started), True, dry_run=check_mode)
         row = {"member": member, "mechanism": "NoExecute taint %s on the member's %s" % (
             decision.EVACUATED_TAINT_KEY, "Cluster" if self.engine.name == "karmada" else "FederatedCluster"),
-            "survivors": survivors, "ready_before": before}
+            "survivors": survivors, "ready_before": before, "held": list(self.held)}
         if check_mode:
             return row
         with Sampler(self.readiness, [w for w, _t in templates], sample or survivors) as sampler:

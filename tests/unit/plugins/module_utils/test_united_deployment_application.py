@@ -247,3 +247,30 @@ def test_a_complete_definition_is_applied_as_given():
     entry = one({"name": "given", "definition": definition})
     assert ua.united_deployment(entry) == definition
     assert ua.dependencies(entry) == []
+
+
+EVACUATION_TOLERATION = {"key": "multicloud.federation/evacuated", "operator": "Exists", "effect": "NoExecute"}
+
+
+def test_an_application_fails_over_by_default_and_its_policy_tolerates_nothing():
+    entry = one({"name": "demo"})
+    assert entry["failover"] is True
+    assert "clusterTolerations" not in ua.propagation_policy(entry)["spec"]["placement"]
+
+
+def test_an_application_that_claims_volumes_stays_by_default_its_policy_tolerating_the_evacuation():
+    definition = {"apiVersion": "apps.kruise.io/v1beta1", "kind": "UnitedDeployment",
+                  "metadata": {"name": "db", "namespace": "default"},
+                  "spec": {"replicas": 2, "template": {"statefulSetTemplate": {"spec": {"volumeClaimTemplates": [
+                      {"metadata": {"name": "data"}, "spec": {"accessModes": ["ReadWriteOnce"]}}]}}}}}
+    entry = one({"name": "db", "definition": definition})
+    assert entry["failover"] is False
+    assert ua.propagation_policy(entry)["spec"]["placement"]["clusterTolerations"] == [EVACUATION_TOLERATION]
+    # Said explicitly, either way wins over the default.
+    assert one({"name": "db", "definition": definition, "failover": True})["failover"] is True
+    assert ua.propagation_policy(one({"name": "demo", "failover": False}))["spec"]["placement"][
+        "clusterTolerations"] == [EVACUATION_TOLERATION]
+
+
+def test_failover_must_be_a_boolean():
+    assert "application demo: failover must be true or false, got 'no'" in refused([{"name": "demo", "failover": "no"}])

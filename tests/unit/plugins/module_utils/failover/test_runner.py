@@ -138,10 +138,10 @@ class Readiness(object):
         return ["%s-pod-%d" % (name, len(self.world.log))]
 
 
-def failover(world, clock, **options):
+def failover(world, clock, workloads=(WORKLOAD,), **options):
     settings = dict(method="taint", grace_seconds=60, restore_seconds=60, timeout=120)
     settings.update(options)
-    return Failover(Engine(world), MEMBERS, [WORKLOAD], settings["method"], settings["grace_seconds"],
+    return Failover(Engine(world), MEMBERS, list(workloads), settings["method"], settings["grace_seconds"],
                     settings["restore_seconds"], settings["timeout"], clock=clock, sleep=clock.sleep,
                     readiness=Readiness(world))
 
@@ -281,3 +281,24 @@ def test_status_names_the_evacuated_members_and_ignores_those_not_listed():
     runner.names = ["idc1", "test-ucs", "not-joined"]
     got = runner.status()
     assert got["evacuated"] == ["test-ucs"] and [m["name"] for m in got["members"]] == ["idc1", "test-ucs"]
+
+
+def test_a_workload_that_does_not_fail_over_is_held_and_not_counted():
+    """A stateful application (failover false: its policy tolerates the taint) stays in the lost member; the pass
+    neither waits for it elsewhere nor surges it, and says it is held."""
+    clock = Clock()
+    world = World(clock)
+    stateful = dict(WORKLOAD, name="database", failover=False)
+    read = []
+
+    class Counting(Readiness):
+        def per_member(self, workload, names=None):
+            read.append(workload["name"])
+            return super(Counting, self).per_member(workload, names)
+
+    runner = failover(world, clock, workloads=(WORKLOAD, stateful))
+    runner.readiness = Counting(world)
+    result = runner.run()
+    assert result["evacuations"][0]["held"] == ["UnitedDeployment default/database"]
+    assert "database" not in read and "sample-ud" in read
+    assert [ref for ref in result["evacuations"][0]["ready_before"]] == [REF]
