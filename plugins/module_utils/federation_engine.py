@@ -299,6 +299,11 @@ class FederationEngine(object):
         counted. [] when nothing is pending."""
         return []
 
+    def survivor_room(self, template, member, survivors):
+        """{moving, room} before ``member`` is evacuated: the replicas of ``template`` placed in it, and per
+        survivor how many more the engine estimates it can take; None where the engine has no estimate."""
+        return None
+
     def placed_clusters(self, template):
         """The members the engine places ``template``'s replicas in now (its scheduling result), sorted;
         [] before it is scheduled."""

@@ -67,6 +67,7 @@ from ansible_collections.multicloud.federation.plugins.module_utils.karmada_divi
     DEFAULT_KARMADA_VERSION,
     fnv32a,
 )
+from ansible_collections.multicloud.federation.plugins.module_utils.karmada_estimator import available_replicas
 from ansible_collections.multicloud.federation.plugins.module_utils.karmada_placement import (
     PlacementError,
     api_enabled,
@@ -339,6 +340,21 @@ class KarmadaEngine(FederationEngine):
         """The binding's ``spec.clusters``: the clusters Karmada scheduled (an evicted cluster leaves it)."""
         binding = self.placement(template) or {}
         return sorted(target["name"] for target in (binding.get("spec") or {}).get("clusters") or [] if target.get("name"))
+
+    def survivor_room(self, template, member, survivors):
+        """The replicas the binding places in ``member``, and each survivor's room by Karmada's general
+        estimator (karmada_estimator: what the scheduler itself divides by, from the Cluster's resource
+        summary and the binding's replicaRequirements)."""
+        binding = self.placement(template)
+        if binding is None:
+            return None
+        spec = binding.get("spec") or {}
+        moving = sum(int(target.get("replicas") or 0) for target in spec.get("clusters") or []
+                     if target.get("name") == member)
+        clusters = dict((c["metadata"]["name"], c) for c in self.clusters())
+        room = dict((name, available_replicas(clusters[name], spec.get("replicaRequirements")) if name in clusters
+                     else None) for name in survivors)
+        return {"moving": moving, "room": room}
 
     def removals_pending(self, member, templates):
         """Works in the member's execution namespace being deleted (the execution controller retries the

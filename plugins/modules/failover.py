@@ -161,7 +161,8 @@ plan:
   type: dict
 evacuations:
   description: Per evacuated member - mechanism, survivors, ready_before, seconds to full count, lowest_ready per workload,
-    held (the workloads that do not fail over).
+    held (the workloads that do not fail over), capacity (per workload the replicas moving and each survivor's room
+    by the engine's estimate, Karmada's general estimator; a shortfall is also a note, it does not stop the evacuation).
   returned: unless O(drill)
   type: list
   elements: dict

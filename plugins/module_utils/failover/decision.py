@@ -154,3 +154,23 @@ def drill_refusal(states, drill, confirm):
         return ("member %s is %s: a drill of %s now would leave no healthy member; run it once every member is Ready"
                 % (state["name"], what, drill))
     return None
+
+
+def capacity(ref, member, estimate):
+    """Whether the survivors can hold ``member``'s share of ``ref``: ``estimate`` is the engine's
+    ``{moving, room}`` (None: not estimated). Returns (row, note): the row for the report, and a note when
+    the estimate says they cannot - a shortfall is reported, it never stops the evacuation."""
+    if estimate is None:
+        return {"estimated": False}, None
+    room = estimate["room"]
+    known = [count for count in room.values() if count is not None]
+    row = {"estimated": len(known) == len(room), "moving": estimate["moving"], "room": room}
+    if not row["estimated"]:
+        return row, None
+    row["shortfall"] = max(0, estimate["moving"] - sum(known))
+    if not row["shortfall"]:
+        return row, None
+    return row, ("%s: %s replica(s) move from %s, the others have room for %s (%s): %s will not run until there is "
+                 "room, the evacuation goes on" % (ref, estimate["moving"], member, sum(known),
+                                                   ", ".join("%s %s" % item for item in sorted(room.items())),
+                                                   row["shortfall"]))

@@ -196,11 +196,18 @@ class Failover(object):
         survivors = [s["name"] for s in states if s["ready"] and not s["evacuated"] and s["name"] != member]
         templates = self.templates()
         before = dict((workload_ref(w), total(self.readiness.per_member(w, survivors))) for w, _t in templates)
+        room, notes = {}, []
+        for workload, template in templates:
+            room[workload_ref(workload)], note = decision.capacity(
+                workload_ref(workload), member, self.engine.survivor_room(template, member, survivors))
+            if note:
+                notes.append(note)
         started = self.clock()
         self.engine.set_member_taint(member, decision.evacuation_taint(started), True, dry_run=check_mode)
         row = {"member": member, "mechanism": "NoExecute taint %s on the member's %s" % (
             decision.EVACUATED_TAINT_KEY, "Cluster" if self.engine.name == "karmada" else "FederatedCluster"),
-            "survivors": survivors, "ready_before": before, "held": list(self.held)}
+            "survivors": survivors, "ready_before": before, "held": list(self.held), "capacity": room,
+            "notes": notes}
         if check_mode:
             return row
         with Sampler(self.readiness, [w for w, _t in templates], sample or survivors) as sampler:
@@ -208,8 +215,9 @@ class Failover(object):
                 row["seconds"] = self._wait(lambda: self.evacuation_pending(member, survivors, templates),
                                             "evacuating %s" % member)
             except FailoverError as error:
-                raise FailoverError(
-                    "%s (the taint stays: the next run goes on waiting). %s" % (error, self.engine_hint()))
+                shortfall = ("Before the evacuation: %s. " % "; ".join(notes)) if notes else ""
+                raise FailoverError("%s (the taint stays: the next run goes on waiting). %s%s" % (
+                    error, shortfall, self.engine_hint()))
         row["lowest_ready"] = sampler.lowest
         return row
 
@@ -285,6 +293,7 @@ class Failover(object):
             decided["evacuate"] = []
         for member in decided["evacuate"]:
             result["evacuations"].append(self.evacuate(member, states, check_mode))
+            result["notes"].extend(result["evacuations"][-1]["notes"])
             result["changed"] = True
             states = [dict(s, evacuated=True) if s["name"] == member else s for s in states]
         for member in decided["failback"]:

@@ -182,3 +182,31 @@ def test_karmada_removals_pending_names_deleted_works_and_eviction_tasks():
         "Work demo-work is still being deleted from test-ucs",
         "UnitedDeployment demo still has a graceful eviction task from test-ucs"]
     assert engine.removals_pending("idc1", [UD]) == []
+
+
+def test_karmada_survivor_room_is_the_general_estimators_answer():
+    """The binding places 2 in idc1 and 4 in test-ucs; idc1's resource summary allows 110 pods with 3
+    allocated, and 100m CPU of 4 free cores per replica: room for 40 (CPU), as the scheduler divides by."""
+    control_plane = karmada_world()
+    binding = control_plane.get("work.karmada.io/v1alpha2", "ResourceBinding", ke.binding_name("UnitedDeployment", "demo"),
+                                "default")
+    binding["spec"] = {"clusters": [{"name": "idc1", "replicas": 2}, {"name": "test-ucs", "replicas": 4}],
+                       "replicaRequirements": {"resourceRequest": {"cpu": "100m"}}}
+    control_plane._put(binding)
+    idc1 = karmada_cluster("idc1")
+    idc1["status"]["resourceSummary"] = {"allocatable": {"cpu": "4", "pods": "110"}, "allocated": {"pods": "3"}}
+    control_plane._put(idc1)
+    engine = ke.KarmadaEngine(control_plane)
+    assert engine.survivor_room(UD, "test-ucs", ["idc1"]) == {"moving": 4, "room": {"idc1": 40}}
+    # A survivor the federation does not list is not estimated; a template without a binding has no estimate.
+    assert engine.survivor_room(UD, "test-ucs", ["idc1", "idc9"])["room"] == {"idc1": 40, "idc9": None}
+    assert engine.survivor_room(dict(UD, metadata={"name": "other", "namespace": "default"}), "test-ucs", ["idc1"]) is None
+    assert kae.KubeAdmiralEngine(FakeCluster()).survivor_room(UD, "cluster-b", ["cluster-a"]) is None
+
+
+def test_capacity_rows_and_the_shortfall_note():
+    assert d.capacity("UnitedDeployment default/demo", "test-ucs", None) == ({"estimated": False}, None)
+    row, note = d.capacity("UnitedDeployment default/demo", "test-ucs", {"moving": 4, "room": {"idc1": 40}})
+    assert row == {"estimated": True, "moving": 4, "room": {"idc1": 40}, "shortfall": 0} and note is None
+    row, note = d.capacity("UnitedDeployment default/demo", "test-ucs", {"moving": 4, "room": {"idc1": None}})
+    assert row == {"estimated": False, "moving": 4, "room": {"idc1": None}} and note is None

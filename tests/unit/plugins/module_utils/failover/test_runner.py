@@ -42,6 +42,7 @@ class World(object):
         self.log = []
         self.stages, self.surged = False, False
         self.removing = 0
+        self.room = None
 
 
 class Engine(object):
@@ -65,6 +66,11 @@ class Engine(object):
         if not dry_run:
             self.world.taints[name] = [taint] if present else []
         return True
+
+    def survivor_room(self, template, member, survivors):
+        room = self.world.room
+        return None if room is None else {"moving": self.world.placed.get(member, 0),
+                                          "room": dict((name, room) for name in survivors)}
 
     def removals_pending(self, member, templates):
         w = self.world
@@ -302,3 +308,23 @@ def test_a_workload_that_does_not_fail_over_is_held_and_not_counted():
     assert result["evacuations"][0]["held"] == ["UnitedDeployment default/database"]
     assert "database" not in read and "sample-ud" in read
     assert [ref for ref in result["evacuations"][0]["ready_before"]] == [REF]
+
+
+def test_before_an_evacuation_the_survivors_room_is_reported_and_a_shortfall_does_not_stop_it():
+    clock = Clock()
+    world = World(clock)
+    world.room = 3
+    result = failover(world, clock).run()
+    evacuated = result["evacuations"][0]
+    assert evacuated["capacity"] == {REF: {"estimated": True, "moving": 4, "room": {"idc1": 3}, "shortfall": 1}}
+    assert result["notes"] == [
+        "UnitedDeployment default/sample-ud: 4 replica(s) move from test-ucs, the others have room for 3 (idc1 3): 1 will "
+        "not run until there is room, the evacuation goes on"]
+    assert world.log == [("taint", "test-ucs", True, False)]
+
+
+def test_without_an_estimate_the_capacity_says_so():
+    clock = Clock()
+    world = World(clock)
+    result = failover(world, clock).run()
+    assert result["evacuations"][0]["capacity"] == {REF: {"estimated": False}} and result["notes"] == []
