@@ -114,16 +114,12 @@ sanity: test-tree ## ansible-test sanity (Python $(TEST_PYTHON))
 	cd $(TEST_COLLECTION) && ansible-test sanity --venv --python $(TEST_PYTHON) --color no
 
 # ansible-test units runs tests/unit with tests/unit/requirements.txt in its own venv; the second
-# pass runs the same tests with the pinned .venv, i.e. the library versions users get from make venv.
-# Like ansible-test, it runs module, module_utils and controller tests in separate processes:
-# once controller code is imported, module warnings go to the controller's display instead of the
-# module result.
+# pass runs the same tests with the pinned .venv, i.e. the library versions users get from make venv,
+# in one process (tests/unit/conftest.py gives module tests a module process's warning state).
 units: test-tree ## ansible-test units + pytest of tests/unit with the pinned .venv
 	cd $(TEST_COLLECTION) && ansible-test units --venv --python $(TEST_PYTHON) --color no
-	cd $(TEST_COLLECTION) && export PYTHONPATH=$(abspath $(TEST_ROOT)/..) && \
-	  pytest="$(PY) -m pytest -p no:cacheprovider --import-mode=importlib -q" && \
-	  $$pytest tests/unit/plugins/modules && $$pytest tests/unit/plugins/module_utils && \
-	  $$pytest tests/unit --ignore=tests/unit/plugins/modules --ignore=tests/unit/plugins/module_utils
+	cd $(TEST_COLLECTION) && PYTHONPATH=$(abspath $(TEST_ROOT)/..) \
+	  $(PY) -m pytest -p no:cacheprovider --import-mode=importlib -q tests/unit
 
 integration: collection stack-build stack-up ## integration tests against the local stack, then the Molecule scenario
 	$(PY) -m pytest -q --durations=25 tests/integration tests/stack/tests

@@ -230,6 +230,12 @@ class FederationEngine(object):
         remove, instead of once per application."""
         raise NotImplementedError
 
+    # The first runbook's UnitedDeployment (united_deployment_validate, federation_verify): the division of
+    # its replicas over the members is predicted and checked from the engine's member clusters
+    # (``clusters()``), its policy's static weights and its placement record. Why the engine cannot carry
+    # it (require_united_deployment raises it); empty when it can.
+    united_deployment_unsupported = ""
+
     # Rebalancing (the rebalance step): a split the engine left as it was while the members changed.
     # Why the engine cannot rebalance (the two methods below raise it); empty when it can.
     rebalance_unsupported = ""
@@ -308,6 +314,12 @@ class FederationEngine(object):
         """The members the engine places ``template``'s replicas in now (its scheduling result), sorted;
         [] before it is scheduled."""
         raise NotImplementedError
+
+
+def require_united_deployment(engine):
+    """EngineError, before any read or change, when ``engine`` cannot carry the first runbook's UnitedDeployment."""
+    if engine.united_deployment_unsupported:
+        raise EngineError(engine.united_deployment_unsupported)
 
 
 def detect_engine(control_plane):

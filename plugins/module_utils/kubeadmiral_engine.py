@@ -97,6 +97,18 @@ REBALANCE_UNSUPPORTED = (
     "clusterJoined: true and avoidDisruption: false in the policy (the federalize_placement module's weighted "
     "distribution sets avoidDisruption: false); this changes how every later reschedule moves replicas")
 
+# The first runbook's steps validate and verify a UnitedDeployment's division by Karmada: its Cluster
+# objects, its PropagationPolicy's static weights, its ResourceBinding, and the resource interpreter
+# that tells Karmada a UnitedDeployment's replicas. The collection predicts no KubeAdmiral Divide split
+# (see above), so it could neither validate a member's share nor verify it.
+UNITED_DEPLOYMENT_UNSUPPORTED = (
+    "the first runbook's UnitedDeployment steps (united_deployment_validate, federation_verify) are not supported "
+    "on KubeAdmiral (they are Karmada-only): they predict and check Karmada's division of a UnitedDeployment's "
+    "replicas (its Clusters, the static weights of its PropagationPolicy, its ResourceBinding), and this collection "
+    "does not predict KubeAdmiral's Divide split. Run site.yml against a Karmada control plane "
+    "(federation_engine: karmada), or on KubeAdmiral federate the application's Deployments with the second "
+    "runbook (playbooks/federalize.yml, then playbooks/distribute.yml)")
+
 
 def policy_kind(namespace):
     return "PropagationPolicy" if namespace else "ClusterPropagationPolicy"
@@ -367,7 +379,11 @@ class KubeAdmiralEngine(FederationEngine):
         return sorted(set(self.federated_object_name(t) for t in templates))
 
     def placement_plan(self, policy, clusters, distribution, weights=None, keep_removed=False):
-        planned = kp.plan(policy, clusters, distribution, weights)
+        try:
+            planned = kp.plan(policy, clusters, distribution, weights)
+        except kp.KubeAdmiralPlacementError as error:
+            raise EngineError("%s cannot plan the placement of %s: %s" % (
+                self.display_name, (policy.get("metadata") or {}).get("name"), error))
         if keep_removed and planned["removed"]:
             raise EngineError(
                 "keeping the copies in %s cannot be done with KubeAdmiral: it deletes a cluster's copies as soon as "
@@ -436,7 +452,8 @@ class KubeAdmiralEngine(FederationEngine):
                     delivered[cluster].append(ref)
         return dict((cluster, sorted(refs)) for cluster, refs in delivered.items())
 
-    # --- rebalancing ---------------------------------------------------------------------------
+    # --- the first runbook's UnitedDeployment and rebalancing -----------------------------------
+    united_deployment_unsupported = UNITED_DEPLOYMENT_UNSUPPORTED
     rebalance_unsupported = REBALANCE_UNSUPPORTED
 
     def placement_drift(self, template):

@@ -24,6 +24,7 @@ description:
     read), and is read again on the next look.
   - Writes a Markdown report and an SVG bar chart of the split into O(report_dir) when given (changed only when their
     content changes; nothing is written in check mode).
+  - Karmada only. On KubeAdmiral it fails as soon as the engine is known, and says what to use instead.
 author:
   - multicloud.federation contributors (@multicloud-federation)
 extends_documentation_fragment:
@@ -193,6 +194,7 @@ from ansible_collections.multicloud.federation.plugins.module_utils.federation_e
     ENGINE_ARG_SPEC,
     EngineError,
     federation_engine,
+    require_united_deployment,
 )
 from ansible_collections.multicloud.federation.plugins.module_utils.federation_verify import (
     Verification,
@@ -243,6 +245,7 @@ def main():
     karmada_version = params["karmada_version"] or DEFAULT_KARMADA_VERSION
     try:
         engine = federation_engine(connect_control_plane(module), params["engine"], karmada_version)
+        require_united_deployment(engine)
         verification = Verification(engine, params["members"], params["name"], params["namespace"],
                                     params["api_version"], karmada_version,
                                     virtual_kubelet_label=(label.get("key"), label.get("value")))

@@ -14,8 +14,8 @@ short_description: kubernetes.core.k8s, run in Ansible's worker process when the
 version_added: 0.4.0
 description:
   - Exactly M(kubernetes.core.k8s) - the same module code, options, check mode, diff and results, and
-    kubernetes.core's own action plugin before it (O(template) and O(src) read on the controller) - except where
-    the module runs.
+    kubernetes.core's own action plugin before it (O(src) read on the controller) - except where the module runs,
+    and without C(template) (see the notes).
   - A module normally runs as a new Python process that spends about 0.6 s of CPU importing the kubernetes client
     before its first request. When the task runs on a local connection with the controller's own Python, no
     become, no async and no task environment, this runs the module's code in the worker process Ansible forked
@@ -58,9 +58,6 @@ options:
     description: As in M(kubernetes.core.k8s) (client-side apply).
     type: bool
     default: false
-  template:
-    description: As in M(kubernetes.core.k8s); read on the controller by kubernetes.core's action plugin.
-    type: raw
 requirements:
   - kubernetes >= 24.2.0
   - PyYAML >= 3.11
@@ -68,6 +65,10 @@ notes:
   - The other options of M(kubernetes.core.k8s) (C(merge_type), C(validate), C(server_side_apply),
     C(label_selectors), C(generate_name), C(continue_on_error), C(delete_all), C(hidden_fields), C(force),
     C(append_hash)) are accepted and passed on unchanged.
+  - C(template) is not accepted. kubernetes.core's action plugin renders it only for tasks that name one of its own
+    modules (C(kubernetes.core.k8s), C(community.okd.k8s), ...) and fails any other task that gives it with
+    C('template' is only a supported parameter for the 'k8s' module.). Use M(kubernetes.core.k8s) for such a task,
+    or render the file into C(definition) with the C(ansible.builtin.template) lookup and the C(from_yaml) filter.
   - C(plugin_utils/in_process.py) says when the module runs in the worker and why it is safe there.
 seealso:
   - module: kubernetes.core.k8s

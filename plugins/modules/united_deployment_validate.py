@@ -23,6 +23,7 @@ description:
     computed from the live PropagationPolicy that selects the UnitedDeployment, the live Cluster list and the
     template's UID (both UID parities when it does not exist yet).
   - Reads only; check mode runs the same checks.
+  - Karmada only. On KubeAdmiral it fails as soon as the engine is known, and says what to use instead.
 author:
   - multicloud.federation contributors (@multicloud-federation)
 extends_documentation_fragment:
@@ -132,6 +133,7 @@ from ansible_collections.multicloud.federation.plugins.module_utils.federation_e
     ENGINE_ARG_SPEC,
     EngineError,
     federation_engine,
+    require_united_deployment,
 )
 from ansible_collections.multicloud.federation.plugins.module_utils.karmada_division import (
     DEFAULT_KARMADA_VERSION,
@@ -188,6 +190,7 @@ def main():
     karmada_version = params["karmada_version"] or DEFAULT_KARMADA_VERSION
     try:
         engine = federation_engine(connect_control_plane(module), params["engine"], karmada_version)
+        require_united_deployment(engine)
         if params["definitions"] is not None:
             # Exits the module (exit_json or fail_json) with every definition's outcome.
             validate_many(module, engine, karmada_version)

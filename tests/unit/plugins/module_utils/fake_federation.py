@@ -17,11 +17,20 @@ from ansible_collections.multicloud.federation.plugins.module_utils.karmada_engi
     POLICY_API_VERSION,
     binding_name,
 )
+from ansible_collections.multicloud.federation.plugins.module_utils.kubeadmiral_engine import (
+    API_VERSION as KUBEADMIRAL_API_VERSION,
+    POLICY_NAME_LABEL,
+)
 from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.fake_cluster import FakeCluster
 from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.federation_samples import (
     cluster,
     policy,
     runbook_ud,
+)
+from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.kubeadmiral_world import (
+    CLUSTER_SCOPED as KUBEADMIRAL_CLUSTER_SCOPED,
+    federated_cluster,
+    type_config,
 )
 
 SUBSET_LABEL = "apps.kruise.io/subset-name"
@@ -95,3 +104,18 @@ def world():
     def connect(entry):
         return members[entry["name"]]
     return control_plane(), members, connect
+
+
+def kubeadmiral_control_plane():
+    """A KubeAdmiral host with the members idc1 and test-ucs, the runbook's UnitedDeployment federated
+    (a FederatedTypeConfig for its kind) and placed 1:2 by the PropagationPolicy its label names."""
+    ud = runbook_ud(6)
+    ud["metadata"]["labels"] = {POLICY_NAME_LABEL: "demo"}
+    pp = {"apiVersion": KUBEADMIRAL_API_VERSION, "kind": "PropagationPolicy",
+          "metadata": {"name": "demo", "namespace": "default"},
+          "spec": {"schedulingMode": "Divide",
+                   "placement": [{"cluster": name, "preferences": {"weight": weight}}
+                                 for name, weight in (("idc1", 1), ("test-ucs", 2))]}}
+    objects = [federated_cluster(name) for name in sorted(SPLIT)] + [
+        type_config("apps.kruise.io", "UnitedDeployment", "uniteddeployments.apps.kruise.io", True), pp, ud]
+    return FakeCluster("the KubeAdmiral host", objects=objects, cluster_scoped=KUBEADMIRAL_CLUSTER_SCOPED)

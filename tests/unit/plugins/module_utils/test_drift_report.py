@@ -152,6 +152,21 @@ def test_a_failed_step_is_reported_apart_from_drift():
     assert report["clusters"] == {"karmada": {"drift": 1, "failed": 1}}
 
 
+def test_a_failed_step_with_nothing_drifted_is_not_clean():
+    # The step could not tell whether its objects drifted: drift.yml must not repair nothing and exit 0.
+    rows = step_rows("idc1", "kruise", [{"task": "release", "object": "HelmRelease kruise-system/kruise"},
+                                        {"task": "CRDs"}],
+                     [{"failed": True, "msg": "Kubernetes cluster unreachable"}, {"changed": False}])
+    report = build_report(rows)
+    assert not report["drift"] and report["count"] == 0 and report["rows"] == []
+    assert report["failed"] and not report["clean"]
+    assert report["clusters"] == {"idc1": {"drift": 0, "failed": 1}}
+    markdown = render_markdown(report)
+    assert "No drift" not in markdown
+    assert "0 drifted field(s), 1 failed step(s) (phase evaluate)." in markdown
+    assert "| idc1 | kruise | release | `Kubernetes cluster unreachable` |" in markdown
+
+
 def test_the_markdown_has_one_table_row_per_field_and_shortens_long_values():
     lua = "function GetReplicas(obj)\n" + "  -- edited\n" * 40 + "end"
     interpreter = {"kind": "ResourceInterpreterCustomization", "metadata": {"name": "declarative"}}

@@ -112,6 +112,8 @@ def test_min_greater_than_max_is_refused_by_the_allocator():
     (0, "50%", 0), (1, "50%", 1), (2, "50%", 1), (3, "50%", 2), (4, "50%", 2), (5, "50%", 3),
     (6, "50%", 3), (7, "50%", 4), (50, "33%", 17), (1, "33%", 0), (5, "33%", 2),
     (10, "+50%", 5), (10, "050%", 5), (10, "-0%", 0), (10, 7, 7), (-1, 3, 3),
+    # The range's bounds are included: [0, 100].
+    (7, "100%", 7), (7, "0%", 0),
 ])
 def test_parse_subset_replicas(replicas, value, expected):
     assert parse_subset_replicas(replicas, value) == expected

@@ -134,6 +134,15 @@ def test_keeping_the_source_s_copies_is_refused_instead_of_pretended():
     assert world.writes() == writes and world.engine.log == []
 
 
+def test_a_change_the_engine_cannot_plan_is_an_engine_error_before_any_change():
+    # EngineError is what the federalize_placement module turns into its failure message.
+    world = federalized_world()
+    writes = list(world.writes())
+    with pytest.raises(EngineError, match="^KubeAdmiral cannot plan the placement of fed-app: unknown distribution 'spread'$"):
+        change(world, distribution="spread")
+    assert world.writes() == writes and world.engine.log == []
+
+
 # --- distribute -------------------------------------------------------------------------------
 
 def test_distribute_duplicated_runs_every_replica_in_both():

@@ -15,6 +15,7 @@ from ansible_collections.multicloud.federation.plugins.module_utils.karmada_divi
 from ansible_collections.multicloud.federation.plugins.modules import federation_verify
 from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.fake_cluster import FakeCluster
 from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.fake_federation import (
+    kubeadmiral_control_plane,
     members_access,
     world,
 )
@@ -103,3 +104,15 @@ def test_check_mode_with_the_template_verifies_as_a_run_does(capsys, federation)
     result = run(capsys, _ansible_check_mode=True)
     assert result["rc"] == 0 and result["problems"] == [] and "pending" not in result, result
     assert result["expected_division"] == {"idc1": 2, "test-ucs": 4}
+
+
+@pytest.mark.parametrize("check_mode", [False, True])
+def test_kubeadmiral_is_refused_with_what_to_use_instead(capsys, tmp_path, federation, monkeypatch, check_mode):
+    _control_plane, members, _seen = federation
+    monkeypatch.setattr(federation_verify, "connect_control_plane", lambda module: kubeadmiral_control_plane())
+    result = run(capsys, engine="kubeadmiral", timeout=0, report_dir=str(tmp_path), _ansible_check_mode=check_mode)
+    assert result["rc"] == 1 and "exception" not in result, result
+    assert result["msg"].startswith("the first runbook's UnitedDeployment steps (united_deployment_validate, "
+                                    "federation_verify) are not supported on KubeAdmiral (they are Karmada-only)")
+    assert "federation_engine: karmada" in result["msg"] and "playbooks/distribute.yml" in result["msg"]
+    assert list(tmp_path.iterdir()) == [] and all(member.writes == [] for member in members.values())

@@ -7,12 +7,15 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import pytest
+
 from ansible_collections.multicloud.federation.plugins.module_utils.karmada_division import DEFAULT_KARMADA_VERSION
 from ansible_collections.multicloud.federation.plugins.modules import united_deployment_validate
 from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.fake_cluster import FakeCluster
 from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.federation_samples import runbook_ud
 from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.fake_federation import (
     karmada_control_plane,
+    kubeadmiral_control_plane,
 )
 from ansible_collections.multicloud.federation.tests.unit.plugins.modules.module_runner import (
     record_engine_choice,
@@ -53,6 +56,17 @@ def test_an_unknown_karmada_version_cannot_divide(capsys, monkeypatch):
 def test_a_member_cluster_is_not_a_control_plane(capsys, monkeypatch):
     result = run(capsys, monkeypatch, FakeCluster("idc1"), definition=runbook_ud(6))
     assert result["rc"] == 1 and "serves neither Karmada's member API" in result["msg"]
+
+
+@pytest.mark.parametrize("engine", ["kubeadmiral", "auto"])
+@pytest.mark.parametrize("definitions", [False, True])
+def test_kubeadmiral_is_refused_with_what_to_use_instead(capsys, monkeypatch, engine, definitions):
+    args = {"definitions": [runbook_ud(6)]} if definitions else {"definition": runbook_ud(6)}
+    result = run(capsys, monkeypatch, kubeadmiral_control_plane(), engine=engine, **args)
+    assert result["rc"] == 1 and "exception" not in result, result
+    assert result["msg"].startswith("the first runbook's UnitedDeployment steps (united_deployment_validate, "
+                                    "federation_verify) are not supported on KubeAdmiral (they are Karmada-only)")
+    assert "federation_engine: karmada" in result["msg"] and "playbooks/federalize.yml" in result["msg"]
 
 
 def named_ud(name, replicas):
