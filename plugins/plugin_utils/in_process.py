@@ -32,7 +32,13 @@ with the same Python and environment anyway: a local connection, no become, no a
 ``environment``, the interpreter the task resolves is ``sys.executable``, and remote files are not
 being kept for debugging. Anything else, or ``multicloud_federation_in_process: false``, falls back
 to the normal module run.
-"""
+
+It also needs private parts of ansible-core (how AnsibleModule reads its arguments, where
+module_utils keeps warnings, what ``_parse_returned_data`` returns), which differ between releases.
+Before a module runs, each part is checked for being there and doing what the runner expects, on the
+running ansible-core rather than by its version number; anything missing or different, and any error
+while the run is prepared (the module's import, its arguments' encoding), falls back to the normal
+module run, before the module has run. ``-vvvv`` says, for each task, which way its module ran and why."""
 
 from __future__ import annotations
 
@@ -44,15 +50,30 @@ import os
 import shutil
 import sys
 import tempfile
+from collections.abc import Sequence
 
 from ansible import constants as C
 from ansible.module_utils import basic
 from ansible.module_utils.common import warnings as module_warnings
-from ansible.module_utils.common.json import Direction, get_module_encoder
 from ansible.module_utils.common.validation import check_type_bool
 from ansible.plugins.action import ActionBase
+from ansible.release import __version__ as ansible_core_version
 from ansible.utils.display import Display
 from ansible.utils.vars import merge_hash
+
+# The private parts of ansible-core the runner needs are imported here without failing, so that the action
+# plugins import on any ansible-core; what is missing is a reason to run modules as separate processes.
+try:
+    # ansible-core 2.19 and later: lib/ansible/module_utils/common/json.py
+    from ansible.module_utils.common.json import Direction, get_module_encoder
+except ImportError:
+    Direction = get_module_encoder = None
+try:
+    # ansible-core 2.19 and 2.20 (lib/ansible/vars/clean.py); 2.21 moved it into the task result
+    # (UnifiedTaskResult.remove_internal_keys, lib/ansible/_internal/_task.py).
+    from ansible.vars.clean import remove_internal_keys
+except ImportError:
+    remove_internal_keys = None
 
 # The imports every module of the collection makes, done here once in the controller so that the
 # forked workers inherit them: the linear and free strategies load a task's action plugin in the
@@ -70,6 +91,9 @@ IN_PROCESS_VAR = 'multicloud_federation_in_process'
 # uses its default for them ('legacy', ansible.executor.module_common._DEFAULT_LEGACY_METADATA).
 MODULE_PROFILE = 'legacy'
 
+# What the checks hand to ansible-core before any module runs: arguments, and a module's printed result.
+PROBE = {'probe': 'in-process'}
+
 
 class InProcessExecution:
     """``_execute_module`` in the worker when that changes nothing, for any action plugin.
@@ -86,7 +110,11 @@ class InProcessExecution:
                         delete_remote_tmp=None, wrap_async=False, ignore_unknown_opts=False):
         module_name = self.MODULE or module_name or self._task.action
         task_vars = task_vars or {}
-        reason = self._out_of_process_reason(task_vars)
+        run, reason = None, self._out_of_process_reason(task_vars)
+        if not reason:
+            # Everything the in-process run needs is checked and prepared here, before the module runs:
+            # a fallback after that point would run it twice.
+            run, reason = self._prepare_in_process(module_name, module_args, task_vars, ignore_unknown_opts)
         if reason:
             display.vvvv('%s runs as a separate process: %s' % (module_name, reason),
                          host=self._play_context.remote_addr)
@@ -94,9 +122,10 @@ class InProcessExecution:
                                            task_vars=task_vars, persist_files=persist_files,
                                            delete_remote_tmp=delete_remote_tmp, wrap_async=wrap_async,
                                            ignore_unknown_opts=ignore_unknown_opts)
-        display.vvvv('%s runs in the worker process' % module_name, host=self._play_context.remote_addr)
-        module_args = dict(self._task.args if module_args is None else module_args)
-        return self._execute_module_in_process(module_name, module_args, task_vars, ignore_unknown_opts)
+        display.vvvv('%s runs in the worker process: a local task on the controller\'s Python, and ansible-core %s '
+                     'passed the in-process checks (module result parsed as %s)'
+                     % (module_name, ansible_core_version, run.parsed_as), host=self._play_context.remote_addr)
+        return self._run_in_process(run)
 
     def _out_of_process_reason(self, task_vars):
         """Why this task's module must run as its own process, or None when it need not."""
@@ -118,30 +147,100 @@ class InProcessExecution:
             return 'ansible_python_interpreter (%s) is not the controller\'s Python (%s)' % (interpreter, sys.executable)
         return None
 
-    def _execute_module_in_process(self, module_name, module_args, task_vars, ignore_unknown_opts=False):
-        self._update_module_args(module_name, module_args, task_vars, ignore_unknown_opts=ignore_unknown_opts)
-        import_name = self._module_import_name(module_name)
-        module_tmpdir = tempfile.mkdtemp(prefix='ansible-moduletmp-')
+    def _prepare_in_process(self, module_name, module_args, task_vars, ignore_unknown_opts=False):
+        """(the prepared run, None), or (None, why the module must run as a separate process); never runs it."""
+        problem = _runner_problem()
+        if problem:
+            return None, 'ansible-core %s: %s' % (ansible_core_version, problem)
+        finish, parsed_as = self._result_finisher()
+        if finish is None:
+            return None, 'ansible-core %s: %s' % (ansible_core_version, parsed_as)
+        module_tmpdir = None
         try:
+            args = dict(self._task.args if module_args is None else module_args)
+            self._update_module_args(module_name, args, task_vars, ignore_unknown_opts=ignore_unknown_opts)
+            import_name = self._module_import_name(module_name)
+            if not callable(getattr(importlib.import_module(import_name), 'main', None)):
+                raise ImportError('%s has no main()' % import_name)
             # The module creates its temporary files here instead of under remote_tmp, where it
             # would rely on an atexit handler that a forked worker never runs.
-            module_args['_ansible_tmpdir'] = module_tmpdir
-            encoder = get_module_encoder(MODULE_PROFILE, Direction.CONTROLLER_TO_MODULE)
-            arguments = json.dumps({'ANSIBLE_MODULE_ARGS': module_args}, cls=encoder).encode()
-            stdout, stderr, rc = _run_main(import_name, arguments)
+            module_tmpdir = tempfile.mkdtemp(prefix='ansible-moduletmp-')
+            args['_ansible_tmpdir'] = module_tmpdir
+            arguments = _encode_arguments(args)
+        except Exception as failed:  # pylint: disable=broad-exception-caught
+            if module_tmpdir:
+                shutil.rmtree(module_tmpdir, ignore_errors=True)
+            return None, 'its in-process run could not be prepared (%s: %s)' % (type(failed).__name__, failed)
+        return InProcessRun(import_name, arguments, module_tmpdir, finish, parsed_as), None
+
+    def _run_in_process(self, run):
+        try:
+            stdout, stderr, rc = _run_main(run.import_name, run.arguments)
         finally:
-            shutil.rmtree(module_tmpdir, ignore_errors=True)
+            shutil.rmtree(run.module_tmpdir, ignore_errors=True)
         returned = dict(rc=rc, stdout=stdout, stdout_lines=stdout.splitlines(),
                         stderr=stderr, stderr_lines=stderr.splitlines())
         self._used_interpreter = None
-        outcome = self._parse_returned_data(returned, MODULE_PROFILE)
+        return run.finish(self._parse_returned_data(returned, MODULE_PROFILE))
+
+    def _result_finisher(self):
+        """(how to turn what this ansible-core's ``_parse_returned_data`` returns into ``_execute_module``'s
+        result, what it returns), or (None, what is unexpected about it), found by parsing a printed result."""
+        self._used_interpreter = None
+        printed = json.dumps(PROBE)
+        try:
+            parsed = self._parse_returned_data(dict(rc=0, stdout=printed, stdout_lines=[printed], stderr='',
+                                                    stderr_lines=[]), MODULE_PROFILE)
+            if callable(getattr(parsed, 'remove_internal_keys', None)) and callable(getattr(parsed, 'as_result_dict', None)):
+                finish, parsed_as = self._finish_task_result, 'a task result'
+            elif isinstance(parsed, dict) and remove_internal_keys is not None:
+                finish, parsed_as = self._finish_result_dict, 'a dict'
+            elif isinstance(parsed, dict):
+                return None, ('_parse_returned_data returns a dict, but ansible.vars.clean.remove_internal_keys, '
+                              'which cleans it, is missing')
+            else:
+                return None, '_parse_returned_data returns a %s, neither a task result nor a dict' % type(parsed).__name__
+            result = finish(parsed)
+        except Exception as failed:  # pylint: disable=broad-exception-caught
+            return None, 'parsing a module result failed (%s: %s)' % (type(failed).__name__, failed)
+        if not isinstance(result, dict) or result.get('probe') != PROBE['probe']:
+            return None, 'a parsed module result came back as %r' % (result,)
+        return finish, parsed_as
+
+    def _finish_task_result(self, outcome):
+        # ansible-core 2.21: ActionBase._execute_module (lib/ansible/plugins/action/__init__.py)
         outcome.remove_internal_keys()
         return outcome.as_result_dict(for_round_trip=True)
+
+    def _finish_result_dict(self, data):
+        # ansible-core 2.19 and 2.20: ActionBase._execute_module (lib/ansible/plugins/action/__init__.py) after
+        # _parse_returned_data, less what concerns async and interpreter discovery (neither happens here).
+        if data.pop('_ansible_suppress_tmpdir_delete', False):
+            self._cleanup_remote_tmp = False
+        if 'results' in data and (not isinstance(data['results'], Sequence) or isinstance(data['results'], str)):
+            data['ansible_module_results'] = data.pop('results')
+            display.warning("Found internal 'results' key in module return, renamed to 'ansible_module_results'.")
+        remove_internal_keys(data)
+        for key in ('stdout', 'stderr'):
+            if key in data and key + '_lines' not in data:
+                data[key + '_lines'] = (data.get(key) or '').splitlines()
+        return data
 
     def _module_import_name(self, module_name):
         context = self._shared_loader_obj.module_loader.find_plugin_with_context(
             module_name, collection_list=self._task.collections)
+        if not context.resolved:
+            raise ImportError('module %s not found' % module_name)
         return context.plugin_resolved_name
+
+
+class InProcessRun:
+    """A module run prepared in the worker: its import name, encoded arguments, temporary directory, and how
+    ``_parse_returned_data``'s value becomes the task's result."""
+
+    def __init__(self, import_name, arguments, module_tmpdir, finish, parsed_as):
+        self.import_name, self.arguments, self.module_tmpdir = import_name, arguments, module_tmpdir
+        self.finish, self.parsed_as = finish, parsed_as
 
 
 class InProcessModuleAction(InProcessExecution, ActionBase):
@@ -157,6 +256,47 @@ class InProcessModuleAction(InProcessExecution, ActionBase):
         if not self._task.async_val:
             self._remove_tmp_path(self._connection._shell.tmpdir)
         return result
+
+
+def _runner_problem():
+    """What of ansible-core's module_utils the runner needs is missing or behaves otherwise, or None."""
+    if get_module_encoder is None or Direction is None:
+        return 'ansible.module_utils.common.json has no get_module_encoder or Direction'
+    for name in ('_global_warnings', '_global_deprecations'):
+        if not isinstance(getattr(module_warnings, name, None), dict):
+            return 'ansible.module_utils.common.warnings.%s is not a dict' % name
+    return _argument_handoff_problem()
+
+
+def _argument_handoff_problem():
+    """Whether ``basic._load_params``, which AnsibleModule calls, reads the arguments the runner sets: it reads
+    ``basic._ANSIBLE_ARGS`` and ``_ANSIBLE_PROFILE`` when they are set, stdin otherwise (lib/ansible/module_utils/
+    basic.py, ansible-core 2.19 to 2.21). The globals are checked in its code first, so that a _load_params that
+    does not use them is never called (it would read the worker's stdin)."""
+    names = ('_ANSIBLE_ARGS', '_ANSIBLE_PROFILE')
+    load_params = getattr(basic, '_load_params', None)
+    read = set(getattr(getattr(load_params, '__code__', None), 'co_names', ()))
+    if not all(hasattr(basic, name) and name in read for name in names):
+        return 'ansible.module_utils.basic._load_params does not read basic._ANSIBLE_ARGS and _ANSIBLE_PROFILE'
+    saved = {name: getattr(basic, name) for name in names + ('_PARSED_MODULE_ARGS',) if hasattr(basic, name)}
+    try:
+        basic._ANSIBLE_ARGS, basic._ANSIBLE_PROFILE = _encode_arguments(PROBE), MODULE_PROFILE
+        loaded = load_params()
+    except Exception as failed:  # pylint: disable=broad-exception-caught
+        return 'ansible.module_utils.basic._load_params failed on arguments set in basic._ANSIBLE_ARGS (%s: %s)' % (
+            type(failed).__name__, failed)
+    finally:
+        for name, value in saved.items():
+            setattr(basic, name, value)
+    if loaded != PROBE:
+        return 'ansible.module_utils.basic._load_params returned %r for the arguments %r' % (loaded, PROBE)
+    return None
+
+
+def _encode_arguments(module_args):
+    """The module's arguments as AnsiballZ hands them over (ActionBase and module_common encode them so)."""
+    encoder = get_module_encoder(MODULE_PROFILE, Direction.CONTROLLER_TO_MODULE)
+    return json.dumps({'ANSIBLE_MODULE_ARGS': module_args}, cls=encoder).encode()
 
 
 def _is_this_python(interpreter):

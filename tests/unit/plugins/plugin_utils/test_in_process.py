@@ -11,6 +11,7 @@ import importlib
 import json
 import os
 import sys
+import tempfile
 from types import SimpleNamespace
 
 import pytest
@@ -145,8 +146,12 @@ def execution_under(in_process, reason):
         def _out_of_process_reason(self, task_vars):
             return reason
 
-        def _execute_module_in_process(self, module_name, module_args, task_vars, ignore_unknown_opts=False):
-            calls.append(("worker", module_name, module_args))
+        def _prepare_in_process(self, module_name, module_args, task_vars, ignore_unknown_opts=False):
+            args = dict(self._task.args if module_args is None else module_args)
+            return SimpleNamespace(module_name=module_name, args=args, parsed_as="a stub"), None
+
+        def _run_in_process(self, run):
+            calls.append(("worker", run.module_name, run.args))
             return {"ran": "worker"}
 
     return Action(), calls
@@ -182,3 +187,236 @@ def test_the_collection_s_k8s_actions_are_kubernetes_core_s_with_the_worker_exec
         assert ours.ActionModule.MODULE == module
         mro = ours.ActionModule.__mro__
         assert mro.index(in_process.InProcessExecution) < mro.index(theirs.ActionModule)
+
+
+# The runner on the ansible-core it is tested with: its own checks of ansible-core's internals decide, before
+# the module runs, whether the module runs in the worker or, with the reason at -vvvv, as a separate process.
+
+ECHO_ARGS = {"name": "a", "count": "3"}
+
+
+@pytest.fixture(name="echo")
+def echo_fixture(monkeypatch):
+    """The echo module, counting the runs of its main()."""
+    module = importlib.import_module(ECHO)
+    main, runs = module.main, []
+
+    def counted():
+        runs.append(1)
+        main()
+
+    monkeypatch.setattr(module, "main", counted)
+    return runs
+
+
+@pytest.fixture(name="said")
+def said_fixture(in_process, monkeypatch):
+    """What the runner says at -vvvv."""
+    said = []
+    monkeypatch.setattr(in_process.display, "vvvv", lambda msg, host=None: said.append(msg))
+    return said
+
+
+@pytest.fixture(name="module_tmp")
+def module_tmp_fixture(monkeypatch, tmp_path):
+    """Where the runner's temporary directories go (tempfile's default directory)."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    return tmp_path
+
+
+def core_action(in_process, import_name=ECHO, args=None):
+    """An action plugin on the installed ansible-core's ActionBase (its _parse_returned_data is the real one);
+    the plugin below the mixin records the separate process it would start, instead of starting it."""
+    from ansible.plugins.action import ActionBase
+
+    calls = []
+
+    class PluginBelow(ActionBase):
+        def run(self, tmp=None, task_vars=None):
+            raise NotImplementedError
+
+        def _execute_module(self, **kwargs):
+            calls.append(("process", kwargs["module_name"], kwargs["module_args"]))
+            return {"ran": "process"}
+
+    class Action(in_process.InProcessExecution, PluginBelow):
+        def __init__(self):  # pylint: disable=super-init-not-called
+            # Only what the runner reads of an action plugin.
+            self._task = SimpleNamespace(action="multicloud.federation.echo", args=dict(args or ECHO_ARGS))
+            self._play_context = SimpleNamespace(remote_addr="localhost")
+            self._used_interpreter = None
+            self._cleanup_remote_tmp = True
+
+        def _out_of_process_reason(self, task_vars):
+            return None
+
+        def _update_module_args(self, module_name, module_args, task_vars, ignore_unknown_opts=False):
+            module_args.update(_ansible_check_mode=False, _ansible_no_log=False)
+
+        def _module_import_name(self, module_name):
+            return import_name
+
+    return Action, calls
+
+
+def test_the_checks_pass_on_this_ansible_core(in_process):
+    assert in_process._runner_problem() is None
+    action_class, _calls = core_action(in_process)
+    finish, parsed_as = action_class()._result_finisher()
+    assert finish is not None, parsed_as
+
+
+def test_the_result_is_finished_as_this_ansible_core_returns_it(in_process):
+    # A task result object in ansible-core 2.21, a dict in 2.19 and 2.20.
+    from ansible.plugins.action import ActionBase
+    action_class, _calls = core_action(in_process)
+    action = action_class()
+    parsed = ActionBase._parse_returned_data(action, dict(rc=0, stdout='{"a": 1}', stderr=""), in_process.MODULE_PROFILE)
+    finish, parsed_as = action._result_finisher()
+    if isinstance(parsed, dict):
+        assert (finish.__func__, parsed_as) == (in_process.InProcessExecution._finish_result_dict, "a dict")
+    else:
+        assert (finish.__func__, parsed_as) == (in_process.InProcessExecution._finish_task_result, "a task result")
+
+
+def test_a_module_runs_in_the_worker_and_its_result_is_the_task_s(in_process, echo, said, module_tmp):
+    action_class, calls = core_action(in_process)
+    result = action_class()._execute_module(task_vars={})
+    assert echo == [1] and calls == []
+    assert (result["name"], result["count"], result["changed"]) == ("a", 3, True)
+    assert not result.get("failed") and "warnings" not in result
+    assert not [key for key in result if key.startswith("_ansible_") and key != "_ansible_parsed"]
+    assert said == ["multicloud.federation.echo runs in the worker process: a local task on the controller's Python, "
+                    "and ansible-core %s passed the in-process checks (module result parsed as %s)"
+                    % (in_process.ansible_core_version, action_class()._result_finisher()[1])]
+    assert not list(module_tmp.glob("ansible-moduletmp-*"))  # the module's temporary directory is gone
+    assert basic._ANSIBLE_ARGS is None and basic._ANSIBLE_PROFILE is None
+
+
+def test_a_module_failing_in_the_worker_fails_the_task_there(in_process, echo, said, module_tmp):
+    action_class, calls = core_action(in_process, args=dict(ECHO_ARGS, fail=True))
+    result = action_class()._execute_module(task_vars={})
+    assert echo == [1] and calls == []
+    assert result["failed"] is True and result["msg"] == "failed for a"
+
+
+def test_a_module_that_breaks_after_it_started_is_not_run_again(in_process, said, module_tmp, monkeypatch):
+    module = importlib.import_module(ECHO)
+
+    def broken():
+        raise RuntimeError("broken after it started")
+
+    monkeypatch.setattr(module, "main", broken)
+    action_class, calls = core_action(in_process)
+    with pytest.raises(RuntimeError, match="broken after it started"):
+        action_class()._execute_module(task_vars={})
+    assert calls == []  # no separate process after the module has run
+    assert not list(module_tmp.glob("ansible-moduletmp-*"))
+
+
+def test_a_result_dict_is_cleaned_as_actionbase_cleans_it(in_process):
+    # ansible-core 2.19 and 2.20, where _parse_returned_data returns a dict (2.21 has no such function).
+    if in_process.remove_internal_keys is None:
+        pytest.skip("ansible-core %s returns a task result, not a dict" % in_process.ansible_core_version)
+    action_class, _calls = core_action(in_process)
+    action = action_class()
+    data = action._finish_result_dict({
+        "changed": False, "results": "not a list", "stdout": "one\ntwo", "warnings": [], "_ansible_parsed": True,
+        "_ansible_suppress_tmpdir_delete": True, "ansible_facts": {"discovered_interpreter_python": "/x", "kept": 1}})
+    assert data == {"changed": False, "ansible_module_results": "not a list", "stdout": "one\ntwo",
+                    "stdout_lines": ["one", "two"], "_ansible_parsed": True, "ansible_facts": {"kept": 1}}
+    assert action._cleanup_remote_tmp is False
+
+
+def _load_params_that_reads_otherwise():
+    """Reads basic._ANSIBLE_ARGS and _ANSIBLE_PROFILE, and returns something else than the arguments."""
+    return {"profile": basic._ANSIBLE_PROFILE} if basic._ANSIBLE_ARGS else {}
+
+
+def _parse_as(value):
+    """A _parse_returned_data that returns value (or raises it)."""
+    def parse(self, res, profile):
+        if isinstance(value, Exception):
+            raise value
+        return value() if callable(value) else value
+    return parse
+
+
+def _raising(error):
+    def method(*args, **kwargs):
+        raise error
+    return method
+
+
+# A task result (as ansible-core 2.21's) that comes back without what the module printed.
+EMPTIED = SimpleNamespace(remove_internal_keys=lambda: None, as_result_dict=lambda **kwargs: {})
+
+
+# (what is missing or different, how to make it so, what -vvvv says)
+BREAKAGES = [
+    ("basic._ANSIBLE_ARGS is gone",
+     lambda mp, ip, action: mp.delattr(basic, "_ANSIBLE_ARGS"),
+     "_load_params does not read basic._ANSIBLE_ARGS and _ANSIBLE_PROFILE"),
+    ("_load_params reads its arguments elsewhere",
+     lambda mp, ip, action: mp.setattr(basic, "_load_params", lambda: {}),
+     "_load_params does not read basic._ANSIBLE_ARGS and _ANSIBLE_PROFILE"),
+    ("_load_params does not return the arguments set",
+     lambda mp, ip, action: mp.setattr(basic, "_load_params", _load_params_that_reads_otherwise),
+     "_load_params returned {'profile': 'legacy'} for the arguments"),
+    ("_load_params fails",
+     lambda mp, ip, action: mp.setattr(basic, "_ANSIBLE_PROFILE", None) or mp.setattr(ip, "MODULE_PROFILE", None),
+     "_load_params failed on arguments set in basic._ANSIBLE_ARGS"),
+    ("module_utils keeps warnings elsewhere",
+     lambda mp, ip, action: mp.delattr(module_warnings, "_global_warnings"),
+     "warnings._global_warnings is not a dict"),
+    ("no serialization profiles (ansible-core 2.18)",
+     lambda mp, ip, action: mp.setattr(ip, "get_module_encoder", None),
+     "has no get_module_encoder or Direction"),
+    ("_parse_returned_data returns something else",
+     lambda mp, ip, action: mp.setattr(action, "_parse_returned_data", _parse_as("text")),
+     "_parse_returned_data returns a str, neither a task result nor a dict"),
+    ("_parse_returned_data returns a dict and remove_internal_keys is gone",
+     lambda mp, ip, action: (mp.setattr(action, "_parse_returned_data", _parse_as(lambda: {"probe": "in-process"})),
+                             mp.setattr(ip, "remove_internal_keys", None)),
+     "returns a dict, but ansible.vars.clean.remove_internal_keys, which cleans it, is missing"),
+    ("_parse_returned_data fails",
+     lambda mp, ip, action: mp.setattr(action, "_parse_returned_data", _parse_as(TypeError("new signature"))),
+     "parsing a module result failed (TypeError: new signature)"),
+    ("a parsed result loses its content",
+     lambda mp, ip, action: mp.setattr(action, "_parse_returned_data", _parse_as(EMPTIED)),
+     "a parsed module result came back as {}"),
+    ("_update_module_args fails",
+     lambda mp, ip, action: mp.setattr(action, "_update_module_args", _raising(TypeError("no ignore_unknown_opts"))),
+     "could not be prepared (TypeError: no ignore_unknown_opts)"),
+    ("the module cannot be imported",
+     lambda mp, ip, action: mp.setattr(action, "_module_import_name", lambda self, name: ECHO + "_missing"),
+     "could not be prepared (ModuleNotFoundError"),
+    ("the module has no main()",
+     lambda mp, ip, action: mp.setattr(action, "_module_import_name", lambda self, name: "json"),
+     "could not be prepared (ImportError: json has no main())"),
+    ("an argument cannot be encoded",
+     lambda mp, ip, action: mp.setattr(action, "_update_module_args",
+                                       lambda self, name, args, task_vars, ignore_unknown_opts=False: args.update(x=object())),
+     "could not be prepared (TypeError"),
+]
+
+
+@pytest.mark.parametrize("breakage, reason", [(b[1], b[2]) for b in BREAKAGES], ids=[b[0] for b in BREAKAGES])
+def test_anything_unexpected_runs_the_module_as_a_separate_process_before_it_ran(
+        in_process, echo, said, module_tmp, monkeypatch, breakage, reason):
+    action_class, calls = core_action(in_process)
+    breakage(monkeypatch, in_process, action_class)
+    arguments = {"name": "b"}
+    assert action_class()._execute_module(module_args=arguments, task_vars={}) == {"ran": "process"}
+    assert echo == []  # decided before the module ran: it ran once, as the separate process
+    assert calls == [("process", "multicloud.federation.echo", {"name": "b"})]  # the arguments as they were given
+    assert len(said) == 1 and said[0].startswith("multicloud.federation.echo runs as a separate process: "), said
+    assert reason in said[0]
+    assert not list(module_tmp.glob("ansible-moduletmp-*"))
+    assert getattr(basic, "_ANSIBLE_ARGS", None) is None and basic._ANSIBLE_PROFILE is None
+
+
+def test_the_checks_leave_module_utils_as_they_found_it(in_process):
+    before = basic._ANSIBLE_ARGS, basic._ANSIBLE_PROFILE, getattr(basic, "_PARSED_MODULE_ARGS", None)
+    assert in_process._runner_problem() is None
+    assert (basic._ANSIBLE_ARGS, basic._ANSIBLE_PROFILE, getattr(basic, "_PARSED_MODULE_ARGS", None)) == before
