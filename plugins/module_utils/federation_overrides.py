@@ -13,7 +13,16 @@ remove_labels, image, json_patch}``):
   imageOverrider entries) and ``json_patch`` (``{op, path, value}``);
 - the runbook's, as written in a KubeAdmiral OverridePolicy's ``spec.overrideRules``:
   ``targetClusters.clusters`` (the clusters' names in the federation) and ``overriders.jsonpatch``
-  (``{operator, path, value}``; KubeAdmiral's operator defaults to ``replace``).
+  (``{operator, path, value}``; KubeAdmiral's operator defaults to ``replace``);
+- the runbook's, as written in a Karmada OverridePolicy's ``spec.overrideRules``:
+  ``targetCluster.clusterNames`` and ``overriders`` ``annotationsOverrider``, ``labelsOverrider``
+  (operators add and remove), ``imageOverrider`` and ``plaintext`` (``{operator, path, value}``).
+
+A whole OverridePolicy or ClusterOverridePolicy, as a runbook writes it for ``kubectl apply``
+(``definition``), is accepted when it is the engine's own (``policy.karmada.io/v1alpha1`` on
+Karmada, ``core.kubeadmiral.io/v1alpha1`` on KubeAdmiral): ``RuleSet.from_definition`` takes the
+rule set's name and namespace from its metadata, its rules from ``spec.overrideRules`` and, on
+Karmada, its selectors from ``spec.resourceSelectors``; a module option that says otherwise is refused.
 
 JSON patch operators are add, remove and replace: what both Karmada's ``plaintext`` overrider
 (karmada-io/karmada v1.18.2 ``pkg/apis/policy/v1alpha1/override_types.go``, PlaintextOverrider) and
@@ -40,6 +49,9 @@ from ansible_collections.multicloud.federation.plugins.module_utils.karmada_plac
     PlacementError,
     label_selector_matches,
 )
+from ansible_collections.multicloud.federation.plugins.module_utils.kubeadmiral_placement import (
+    API_VERSION as KUBEADMIRAL_API_VERSION,
+)
 
 JSONPATCH_OPERATORS = ("add", "remove", "replace")
 # KubeAdmiral's sync refuses to override these (pkg/controllers/sync/overrides.go invalidOverridePaths):
@@ -48,6 +60,10 @@ FORBIDDEN_PATHS = ("/metadata/name", "/metadata/namespace", "/metadata/generateN
 COLLECTION_RULE_KEYS = ("target_clusters", "annotations", "remove_annotations", "labels", "remove_labels", "image",
                         "json_patch")
 RUNBOOK_RULE_KEYS = ("targetClusters", "overriders")
+# A rule as written in a Karmada OverridePolicy (override_types.go RuleWithCluster), and the overriders
+# taken from it: the ones the collection's form has, which both engines apply.
+KARMADA_RULE_KEYS = ("targetCluster", "overriders")
+KARMADA_OVERRIDERS = ("annotationsOverrider", "labelsOverrider", "imageOverrider", "plaintext")
 # Karmada's imageOverrider (override_types.go ImageOverrider): components and operators.
 IMAGE_COMPONENTS = ("Registry", "Repository", "Tag")
 IMAGE_OPERATORS = ("add", "remove", "replace")
@@ -185,27 +201,28 @@ def _clusters_from_hosts(hosts, members, where):
     return _unique(by_host[h] for h in hosts)
 
 
-def _clusters_as_written(target, members, where):
-    """``targetClusters.clusters``: the clusters' names in the federation, as the runbook writes them."""
-    if not isinstance(target, dict) or not isinstance(target.get("clusters"), list) or not target["clusters"]:
-        raise OverrideError("%s.targetClusters.clusters must list at least one member cluster by its name in the "
-                            "federation" % where)
-    other = sorted(set(target) - set(("clusters",)))
+def _clusters_as_written(target, members, where, field=("targetClusters", "clusters"), hint=""):
+    """The clusters' names in the federation, as the runbook writes them: ``targetClusters.clusters``
+    (KubeAdmiral), or ``targetCluster.clusterNames`` (Karmada) with ``field``."""
+    path = "%s.%s" % field
+    if not isinstance(target, dict) or not isinstance(target.get(field[1]), list) or not target[field[1]]:
+        raise OverrideError("%s.%s must list at least one member cluster by its name in the federation%s"
+                            % (where, path, hint))
+    other = sorted(set(target) - set((field[1],)))
     if other:
-        raise OverrideError("%s.targetClusters: %s not supported: name the clusters in targetClusters.clusters"
-                            % (where, ", ".join(other)))
+        raise OverrideError("%s.%s: %s not supported: name the clusters in %s"
+                            % (where, field[0], ", ".join(other), path))
     names = [m["name"] for m in members]
     by_host = dict((m["host"], m["name"]) for m in members)
-    for name in target["clusters"]:
+    for name in target[field[1]]:
         if name in names:
             continue
         if name in by_host:
-            raise OverrideError("%s.targetClusters.clusters: %s is the inventory host of cluster %s; "
-                                "targetClusters.clusters takes the cluster's name in the federation"
-                                % (where, name, by_host[name]))
-        raise OverrideError("%s.targetClusters.clusters: %s is not a cluster of the members group (%s)"
-                            % (where, name, ", ".join(sorted(names))))
-    return _unique(target["clusters"])
+            raise OverrideError("%s.%s: %s is the inventory host of cluster %s; %s takes the cluster's name in the "
+                                "federation" % (where, path, name, by_host[name], path))
+        raise OverrideError("%s.%s: %s is not a cluster of the members group (%s)"
+                            % (where, path, name, ", ".join(sorted(names))))
+    return _unique(target[field[1]])
 
 
 def _empty_rule(clusters):
@@ -253,21 +270,103 @@ def _runbook_rule(rule, members, where):
     return result
 
 
-def normalize_rules(rules, members):
-    """The rules in one form. ``members``: ``[{host, name}]`` of the inventory's members group."""
+def _karmada_map_overrider(entries, key, result, where):
+    """A Karmada annotationsOverrider or labelsOverrider into ``result``'s ``key`` and ``remove_<key>``
+    (labelannotationoverrider.go: add sets a key, remove drops it when present)."""
+    if not isinstance(entries, list) or not entries:
+        raise OverrideError("%s must list {operator, value} entries" % where)
+    for index, entry in enumerate(entries):
+        at = "%s[%d]" % (where, index)
+        if not isinstance(entry, dict):
+            raise OverrideError("%s must be a mapping with operator and value" % at)
+        unknown = sorted(set(entry) - set(("operator", "value")))
+        if unknown:
+            raise OverrideError("%s: unknown key(s) %s: an entry has operator and value" % (at, ", ".join(unknown)))
+        values = _string_map(entry.get("value"), at + ".value")
+        operator = entry.get("operator")
+        if operator == "add":
+            result[key].update(values)
+        elif operator == "remove":
+            result["remove_" + key].extend(k for k in values if k not in result["remove_" + key])
+        elif operator == "replace":
+            raise OverrideError("%s: operator replace is not taken: Karmada's replace changes only the keys the object "
+                                "already has, which the other engine cannot say; use add, which sets the key whether "
+                                "or not it is there" % at)
+        else:
+            raise OverrideError("%s: operator %r is not one of add, remove" % (at, operator))
+    both = sorted(set(result[key]) & set(result["remove_" + key]))
+    if both:
+        raise OverrideError("%s both sets and removes %s: keep one" % (where, ", ".join(both)))
+
+
+def _karmada_rule(rule, members, where):
+    unknown = sorted(set(rule) - set(KARMADA_RULE_KEYS))
+    if unknown:
+        raise OverrideError("%s: unknown key(s) %s (a rule written as in a Karmada OverridePolicy has %s)"
+                            % (where, ", ".join(unknown), ", ".join(KARMADA_RULE_KEYS)))
+    result = _empty_rule(_clusters_as_written(
+        rule.get("targetCluster"), members, where, ("targetCluster", "clusterNames"),
+        " (without targetCluster Karmada applies the rule to every cluster, the other engine cannot: name them)"))
+    overriders = rule.get("overriders")
+    if not isinstance(overriders, dict) or not overriders:
+        raise OverrideError("%s.overriders must be a mapping of Karmada overriders (%s)"
+                            % (where, ", ".join(KARMADA_OVERRIDERS)))
+    other = sorted(set(overriders) - set(KARMADA_OVERRIDERS))
+    if other:
+        raise OverrideError("%s.overriders: %s not supported; the overriders taken are %s (what both engines apply; "
+                            "write the rest as plaintext JSON patch operations)"
+                            % (where, ", ".join(other), ", ".join(KARMADA_OVERRIDERS)))
+    for name, key in (("annotationsOverrider", "annotations"), ("labelsOverrider", "labels")):
+        if name in overriders:
+            _karmada_map_overrider(overriders[name], key, result, "%s.overriders.%s" % (where, name))
+    for name in ("imageOverrider", "plaintext"):
+        if name in overriders and (not isinstance(overriders[name], list) or not overriders[name]):
+            raise OverrideError("%s.overriders.%s must be a non-empty list" % (where, name))
+    result["image"] = [_image_entry(e, "%s.overriders.imageOverrider[%d]" % (where, i))
+                       for i, e in enumerate(overriders.get("imageOverrider") or [])]
+    for index, entry in enumerate(overriders.get("plaintext") or []):
+        at = "%s.overriders.plaintext[%d]" % (where, index)
+        # Karmada requires the operator (KubeAdmiral's jsonpatch defaults it to replace).
+        if isinstance(entry, dict) and not entry.get("operator"):
+            raise OverrideError("%s needs an operator (add, remove or replace)" % at)
+        result["json_patch"].append(_json_patch_entry(entry, at, "operator"))
+    return result
+
+
+def _rule_form(rule):
+    """Which form a rule is written in: karmada (Karmada's overrideRules), runbook (KubeAdmiral's) or
+    collection."""
+    overriders = rule.get("overriders")
+    if "targetCluster" in rule or (isinstance(overriders, dict) and set(overriders) & set(KARMADA_OVERRIDERS)):
+        return "karmada"
+    if set(rule) & set(RUNBOOK_RULE_KEYS):
+        return "runbook"
+    return "collection"
+
+
+_RULE_FORMS = {"karmada": _karmada_rule, "runbook": _runbook_rule, "collection": _collection_rule}
+
+
+def normalize_rules(rules, members, form=None, label="rules"):
+    """The rules in one form. ``members``: ``[{host, name}]`` of the inventory's members group.
+    ``form``: the form every rule is written in (a whole policy's), else each rule's own; ``label``
+    names the rules in messages."""
     if not isinstance(rules, list) or not rules:
-        raise OverrideError("rules must list at least one rule")
+        raise OverrideError("%s must list at least one rule" % label)
     normalized = []
     for index, rule in enumerate(rules):
-        where = "rules[%d]" % index
+        where = "%s[%d]" % (label, index)
         if not isinstance(rule, dict):
             raise OverrideError("%s must be a mapping" % where)
-        runbook = set(rule) & set(RUNBOOK_RULE_KEYS)
+        if set(rule) & set(("apiVersion", "kind", "spec")):
+            raise OverrideError("%s is a whole policy (%s): give it as the definition (the role's "
+                                "override_policy_definition), not as a rule" % (where, ", ".join(sorted(rule))))
+        runbook = set(rule) & set(RUNBOOK_RULE_KEYS + KARMADA_RULE_KEYS)
         collection = set(rule) & set(COLLECTION_RULE_KEYS)
         if runbook and collection:
             raise OverrideError("%s mixes the collection's keys (%s) with the runbook's (%s): write one rule in one "
                                 "form" % (where, ", ".join(sorted(collection)), ", ".join(sorted(runbook))))
-        result = _runbook_rule(rule, members, where) if runbook else _collection_rule(rule, members, where)
+        result = _RULE_FORMS[form or _rule_form(rule)](rule, members, where)
         if not any(result[key] for key in result if key != "clusters"):
             raise OverrideError("%s overrides nothing: give annotations, labels, image or JSON patch operations" % where)
         normalized.append(result)
@@ -290,6 +389,96 @@ def normalize_selectors(selectors):
     return normalized
 
 
+# --- a whole policy object (definition) ------------------------------------------------------------
+# The engines by federation_engine's names (not imported from there: the filters that use this module
+# must not load the Kubernetes client, which federation_engine's access layer does).
+KARMADA, KUBEADMIRAL = "karmada", "kubeadmiral"
+ENGINE_NAMES = {KARMADA: "Karmada", KUBEADMIRAL: "KubeAdmiral"}
+# Per engine, the apiVersion of its OverridePolicy and ClusterOverridePolicy (Karmada's as
+# karmada_engine.POLICY_API_VERSION) and the form its spec.overrideRules are written in.
+POLICY_API_VERSIONS = {KARMADA: "policy.karmada.io/v1alpha1", KUBEADMIRAL: KUBEADMIRAL_API_VERSION}
+POLICY_KINDS = ("OverridePolicy", "ClusterOverridePolicy")
+RULE_FORMS = {KARMADA: "karmada", KUBEADMIRAL: "runbook"}
+# What a policy's spec holds: Karmada's selects its objects, KubeAdmiral's is bound to them by a label.
+SPEC_KEYS = {KARMADA: ("resourceSelectors", "overrideRules"), KUBEADMIRAL: ("overrideRules",)}
+KARMADA_SELECTOR_KEYS = ("apiVersion", "kind", "namespace", "name", "labelSelector")
+# Top-level keys and metadata an object read back from a cluster (kubectl get -o yaml) also carries;
+# the collection writes the policy's metadata itself.
+READ_BACK_KEYS = ("status",)
+DEFINITION_METADATA = ("name", "namespace") + SERVER_OWNED_METADATA
+
+
+def _definition_selectors(selectors, namespace, kind):
+    """A Karmada policy's spec.resourceSelectors as the module's resource_selectors."""
+    where = "definition.spec.resourceSelectors"
+    if not isinstance(selectors, list) or not selectors:
+        raise OverrideError("%s must list at least one selector (without one Karmada applies the %s to every "
+                            "resource%s)" % (where, kind, " of its namespace" if namespace else ""))
+    converted = []
+    for index, selector in enumerate(selectors):
+        at = "%s[%d]" % (where, index)
+        if not isinstance(selector, dict) or not selector.get("apiVersion") or not selector.get("kind"):
+            raise OverrideError("%s needs apiVersion and kind" % at)
+        unknown = sorted(set(selector) - set(KARMADA_SELECTOR_KEYS))
+        if unknown:
+            raise OverrideError("%s: unknown key(s) %s (a selector has %s)"
+                                % (at, ", ".join(unknown), ", ".join(KARMADA_SELECTOR_KEYS)))
+        if selector.get("namespace") and selector["namespace"] != namespace:
+            raise OverrideError("%s selects namespace %s, but the %s's objects are %s: a policy here overrides the "
+                                "objects of one namespace, its own" % (
+                                    at, selector["namespace"], kind,
+                                    "in namespace %s" % namespace if namespace else "cluster-scoped"))
+        converted.append(dict((key, selector[field]) for key, field in (
+            ("api_version", "apiVersion"), ("kind", "kind"), ("name", "name"), ("label_selector", "labelSelector"))
+            if selector.get(field) is not None))
+    return normalize_selectors(converted)
+
+
+def _definition_metadata(definition, params, kind):
+    """(name, namespace) of a whole policy; a module option that says otherwise is refused."""
+    metadata = definition.get("metadata")
+    if not isinstance(metadata, dict) or not metadata.get("name"):
+        raise OverrideError("definition.metadata.name is required: it names the rule set and its policy")
+    other = sorted(set(metadata) - set(DEFINITION_METADATA))
+    if other:
+        raise OverrideError("definition.metadata: %s not taken (the collection writes the policy's metadata itself, "
+                            "name and namespace from the definition): remove them" % ", ".join(other))
+    name = metadata["name"]
+    check_name(name)
+    if params.get("name") and params["name"] != name:
+        raise OverrideError("name %s and the definition's metadata.name %s differ: leave name empty (the definition "
+                            "names the rule set) or make them the same" % (params["name"], name))
+    namespace = metadata.get("namespace")
+    if kind == "ClusterOverridePolicy":
+        given = namespace or params.get("namespace")
+        if given:
+            raise OverrideError("a ClusterOverridePolicy has no namespace, but %s says %s: it overrides "
+                                "cluster-scoped objects; for the objects of a namespace write an OverridePolicy"
+                                % ("its metadata.namespace" if namespace else "namespace", given))
+        return name, None
+    if namespace and params.get("namespace") and params["namespace"] != namespace:
+        raise OverrideError("namespace %s and the definition's metadata.namespace %s differ: leave namespace empty "
+                            "(the definition's is used) or make them the same" % (params["namespace"], namespace))
+    # As kubectl apply -f would, a namespaced policy without one goes to the namespace given, else default.
+    return name, namespace or params.get("namespace") or "default"
+
+
+def _definition_kind(definition, engine_name):
+    """The definition's kind, when it is a policy of the engine ``engine_name``."""
+    if not isinstance(definition, dict):
+        raise OverrideError("definition must be a whole OverridePolicy or ClusterOverridePolicy (a mapping)")
+    api_version, kind = definition.get("apiVersion"), definition.get("kind")
+    expected = POLICY_API_VERSIONS[engine_name]
+    if api_version == expected and kind in POLICY_KINDS:
+        return kind
+    owner = [ENGINE_NAMES[e] for e, v in sorted(POLICY_API_VERSIONS.items()) if v == api_version and kind in POLICY_KINDS]
+    raise OverrideError(
+        "definition is %s %s%s, but the federation engine is %s, whose override policies are %s OverridePolicy and "
+        "ClusterOverridePolicy: write the policy for %s (or give its rules as rules, which every engine takes)"
+        % (api_version, kind, " (%s's)" % owner[0] if owner else "", ENGINE_NAMES[engine_name], expected,
+           ENGINE_NAMES[engine_name]))
+
+
 class RuleSet(object):
     """One run's input, validated: ``state`` present or absent, ``name``, ``namespace`` (None for
     cluster-scoped objects), ``selectors`` and normalized ``rules`` (both empty when absent)."""
@@ -302,13 +491,62 @@ class RuleSet(object):
         self.rules = rules
 
     @classmethod
-    def from_params(cls, params, members):
+    def from_params(cls, params, members, engine_name=None):
+        """The module's options; with a ``definition``, ``from_definition`` (``engine_name`` the
+        federation's engine)."""
+        if params.get("definition"):
+            return cls.from_definition(params, members, engine_name)
+        if not params.get("name"):
+            raise OverrideError("name is required (or a definition, whose metadata.name names the rule set)")
         check_name(params["name"])
         if params["state"] == "absent":
             return cls(params["name"], params.get("namespace"), "absent", [], [])
         return cls(params["name"], params.get("namespace"), "present",
                    normalize_selectors(params.get("resource_selectors")),
                    normalize_rules(params.get("rules"), members))
+
+    @classmethod
+    def from_definition(cls, params, members, engine_name):
+        """A whole OverridePolicy or ClusterOverridePolicy of the engine ``engine_name``, as a runbook
+        writes it: the rule set's name and namespace are its metadata's, its rules its
+        spec.overrideRules, its selectors (Karmada) its spec.resourceSelectors. On KubeAdmiral, whose
+        policy is bound to objects by a label on them, resource_selectors name those objects. name,
+        namespace and resource_selectors may be left empty; if given they must agree, and rules must be
+        empty."""
+        definition = params["definition"]
+        kind = _definition_kind(definition, engine_name)
+        unknown = sorted(set(definition) - set(("apiVersion", "kind", "metadata", "spec") + READ_BACK_KEYS))
+        if unknown:
+            raise OverrideError("definition: unknown key(s) %s (a policy has apiVersion, kind, metadata and spec)"
+                                % ", ".join(unknown))
+        name, namespace = _definition_metadata(definition, params, kind)
+        if params["state"] == "absent":
+            return cls(name, namespace, "absent", [], [])
+        if params.get("rules"):
+            raise OverrideError("rules and the definition's spec.overrideRules are both given: give the rules once, "
+                                "in the definition or as rules without it")
+        spec = definition.get("spec")
+        if not isinstance(spec, dict):
+            raise OverrideError("definition.spec must be a mapping with overrideRules")
+        other = sorted(set(spec) - set(SPEC_KEYS[engine_name]))
+        if other:
+            raise OverrideError("definition.spec: %s not taken (a %s %s here has %s)"
+                                % (", ".join(other), ENGINE_NAMES[engine_name], kind,
+                                   ", ".join(SPEC_KEYS[engine_name])))
+        given = params.get("resource_selectors")
+        if engine_name == KARMADA:
+            selectors = _definition_selectors(spec.get("resourceSelectors"), namespace, kind)
+            if given and normalize_selectors(given) != selectors:
+                raise OverrideError("resource_selectors and the definition's spec.resourceSelectors differ: leave "
+                                    "resource_selectors empty (the definition's are used) or make them the same")
+        elif not given:
+            raise OverrideError("a %s %s selects nothing itself (an object is bound to it by a label on the object): "
+                                "name its objects in resource_selectors" % (ENGINE_NAMES[engine_name], kind))
+        else:
+            selectors = normalize_selectors(given)
+        rules = normalize_rules(spec.get("overrideRules"), members, RULE_FORMS[engine_name],
+                                "definition.spec.overrideRules")
+        return cls(name, namespace, "present", selectors, rules)
 
     def clusters(self):
         return _unique(c for rule in self.rules for c in rule["clusters"])
@@ -697,7 +935,7 @@ class OverrideRun(object):
         self.diff = diff
 
     def run(self):
-        rule_set = RuleSet.from_params(self.params, self.params.get("members") or [])
+        rule_set = RuleSet.from_params(self.params, self.params.get("members") or [], self.engine.name)
         self.check_clusters(rule_set)
         selected = []
         if rule_set.state == "present":

@@ -76,6 +76,7 @@ FORBIDDEN_FUNCTIONS = (
 CALL_TIMEOUT_SECONDS = 1.0
 # gopher-lua LValueType numbers, as Karmada prints them with %#v.
 _LUA_TYPE_NUMBERS = {"nil": 0, "boolean": 1, "number": 2, "string": 3, "function": 4, "userdata": 5, "thread": 6, "table": 7}
+_LUA_TYPE_BY_NUMBER = dict((number, name) for name, number in _LUA_TYPE_NUMBERS.items())
 _LUA_TYPE_NAMES = {"nil": "nil", "boolean": "boolean", "number": "number", "string": "string",
                    "function": "function", "userdata": "userdata", "thread": "thread", "table": "table"}
 
@@ -784,6 +785,147 @@ def _canonical(value):
     return json.dumps(value, sort_keys=True)
 
 
+# --- why a customization is refused, line by line (the check's message) ---------------------------
+# A script that hands the kube library ``spec.template`` of a UnitedDeployment: that is the subset
+# template ({statefulSet,advancedStatefulSet,cloneSet,deployment}Template), not a PodTemplateSpec, and
+# the library's JSON conversion ignores what it does not know, so it finds nothing there.
+_SPEC_TEMPLATE_CALL = re.compile(r"kube\.(accuratePodRequirements|getPodDependencies)\(\s*[\w.]*\.spec\.template\s*[,)]")
+_SPEC_TEMPLATE_WHY = {
+    "accuratePodRequirements": "the scheduler gets no resource requests for it (the estimators cannot size it)",
+    "getPodDependencies": "propagateDeps sends none of its ConfigMaps, Secrets, ServiceAccount and PVCs",
+}
+
+
+def _lines(script, numbers):
+    lines = script.splitlines()
+    return [(number, lines[number - 1].strip()) for number in numbers if 0 < number <= len(lines)]
+
+
+def _assignments(script, name):
+    """The lines of ``script`` that assign the global ``name`` (not a ``local`` declaration)."""
+    pattern = re.compile(r"(?<![\w.])%s\s*=(?!=)" % re.escape(name))
+    return _lines(script, [number for number, text in enumerate(script.splitlines(), 1)
+                           if pattern.search(text) and not re.match(r"^\s*local\b", text)])
+
+
+def _returns(script, function):
+    """The ``return`` lines of the global ``function`` (to its first top-level ``end``)."""
+    numbers, inside = [], False
+    for number, text in enumerate(script.splitlines(), 1):
+        if re.match(r"^\s*function\s+%s\s*\(" % re.escape(function), text):
+            inside = True
+        elif inside and re.match(r"^end\b", text):
+            break
+        elif inside and re.search(r"\breturn\b", text):
+            numbers.append(number)
+    return _lines(script, numbers)
+
+
+def _failure_lines(customization, script, message):
+    """Where a failure points: the line a Lua error names, else the function's returns."""
+    found = re.match(r"^%s:(\d+):" % re.escape(customization), message)
+    if found:
+        return _lines(script, [int(found.group(1))])
+    return _returns(script, CUSTOMIZATIONS[customization][1])
+
+
+def _name_finding(definition):
+    name = (definition.get("metadata") or {}).get("name") or ""
+    if name and name != name.lower() and _DNS1123_SUBDOMAIN.match(name.lower()) and len(name) <= 253:
+        return {"customization": "metadata.name", "lines": [], "problem": (
+            "%r has capitals, which the API server refuses in an object name (a lowercase RFC 1123 subdomain): "
+            "write %s" % (name, name.lower()))}
+    return None
+
+
+def script_findings(definition, samples, forbid_globals=True, timeout=CALL_TIMEOUT_SECONDS):
+    """Everything wrong with ``definition``, for the check's message: [{customization, lines, problem}],
+    ``lines`` the (number, text) of the script lines at fault. Unlike ``check_customization``, which
+    stops at the first failure, every script runs on every sample that fits it, in a fresh state."""
+    findings = []
+    named = _name_finding(definition)
+    for error in definition_errors(definition):
+        if named is not None and error.startswith("metadata.name"):
+            findings.append(named)
+        else:
+            findings.append({"customization": "spec", "lines": [], "problem": error})
+    scripts = customization_scripts(definition)
+    functions = set(CUSTOMIZATIONS[key][1] for key, _script in scripts)
+    united_deployment = ((definition.get("spec") or {}).get("target") or {}).get("kind") == "UnitedDeployment"
+    for key, script in scripts:
+        usable = [s for s in samples if all(s.get(arg) is not None for arg in _needs(key))]
+        if not usable:
+            findings.append({"customization": key, "lines": [], "problem": "no sample object provides %s for this "
+                             "operation" % " and ".join(_needs(key))})
+            continue
+        failures, leaked = {}, set()
+        for sample in usable:
+            vm = KarmadaLuaVM(timeout)
+            try:
+                run_operation(vm, key, script, **_arguments_for(key, sample))
+            except LuaScriptError as error:
+                failures.setdefault(error.message, []).append(sample.get("name", ""))
+            if forbid_globals:
+                leaked.update(vm.leaked_globals(functions))
+        for name in sorted(leaked):
+            findings.append({"customization": key, "lines": _assignments(script, name), "problem": (
+                "assigns the global variable %s: Karmada reuses Lua states between objects, so the value one object "
+                "leaves there is seen by the next; declare it local" % name)})
+        for message, names in sorted(failures.items()):
+            on = ("on every sample (%d)" % len(names) if len(names) == len(usable)
+                  else "on sample(s) %s" % ", ".join(names))
+            # gopher-lua's type numbers, as Karmada prints them: say which type it was.
+            named = re.sub(r"result type (\d+) ", lambda m: "result type %s (%s) " % (
+                m.group(1), _LUA_TYPE_BY_NUMBER.get(int(m.group(1)), "?")), message)
+            findings.append({"customization": key, "lines": _failure_lines(key, script, message),
+                             "problem": "fails %s, as Karmada would: %s" % (on, named)})
+        if united_deployment:
+            for number, text in enumerate(script.splitlines(), 1):
+                call = _SPEC_TEMPLATE_CALL.search(text)
+                if call:
+                    findings.append({"customization": key, "lines": _lines(script, [number]), "problem": (
+                        "hands kube.%s spec.template, which in a UnitedDeployment is the subset template "
+                        "(statefulSetTemplate, cloneSetTemplate, ...), not a pod template: the library finds nothing "
+                        "in it, so %s" % (call.group(1), _SPEC_TEMPLATE_WHY[call.group(1)]))})
+    return findings
+
+
+def refusal_message(definition, findings, replacements=None):
+    """The check's refusal: each finding with the lines at fault and why, then, with ``replacements``
+    ({customization: script name}), the scripts that serve the target instead."""
+    name = ((definition or {}).get("metadata") or {}).get("name")
+    target = (((definition or {}).get("spec") or {}).get("target") or {}).get("kind") or "the target"
+    replacements = replacements or {}
+    grouped = []
+    for finding in findings:
+        if not grouped or grouped[-1][0] != finding["customization"]:
+            grouped.append((finding["customization"], []))
+        lines = ", ".join("line %d `%s`" % line for line in finding["lines"])
+        grouped[-1][1].append("%s%s" % (lines + ": " if lines else "", finding["problem"]))
+    parts = []
+    for index, (customization, problems) in enumerate(grouped, 1):
+        if customization in replacements:
+            problems = problems + ["%s replaces it" % replacements[customization]]
+        parts.append("(%d) %s - %s" % (index, customization, "; ".join(problems)))
+    message = "ResourceInterpreterCustomization %s refused before applying: %s." % (name, ". ".join(parts))
+    if replacements:
+        message += (" The collection's own scripts serve %s instead: %s - leave the runbook's scripts out (the role's "
+                    "resource_interpreter_scripts) and they are applied."
+                    % (target, ", ".join("%s for %s" % (replacements[key], key) for key in CUSTOMIZATION_ORDER
+                                         if key in replacements)))
+    return message
+
+
+def explain_refusal(definition, samples, error, forbid_globals=True, timeout=CALL_TIMEOUT_SECONDS, replacements=None):
+    """The message of a customization ``check_customization`` refused with ``error``: every finding,
+    line by line, and what replaces it."""
+    findings = script_findings(definition, samples, forbid_globals, timeout)
+    if not findings or "state leaks between calls" in error.message:
+        # What only a reused state shows (check_customization's second pass).
+        findings.append({"customization": error.customization, "lines": [], "problem": error.message})
+    return refusal_message(definition, findings, replacements)
+
+
 def load_samples(documents):
     """Samples from a list of documents ``{name, desired?, observed?, statusItems?, desiredReplica?}``."""
     samples = []
@@ -802,7 +944,7 @@ def load_samples(documents):
 
 __all__ = [
     "CUSTOMIZATIONS", "CUSTOMIZATION_ORDER", "HAS_LUPA", "KarmadaLuaVM", "LuaScriptError",
-    "check_customization", "customization_scripts", "definition_errors", "format_quantity",
-    "load_samples", "lua_to_json", "parse_quantity", "replica_requirements",
-    "restore_empty_objects", "run_operation",
+    "check_customization", "customization_scripts", "definition_errors", "explain_refusal", "format_quantity",
+    "load_samples", "lua_to_json", "parse_quantity", "refusal_message", "replica_requirements",
+    "restore_empty_objects", "run_operation", "script_findings",
 ]

@@ -241,6 +241,9 @@ def _normalize(raw, index, members, member_names, api_version):
     entry.update((key, value) for key, value in raw.items() if value is not None or key in ("desired_replicas",))
     errors.extend(_name_errors(name, label))
     name = name if isinstance(name, str) else "#%d" % index
+    entry["definition"] = entry["definition"] or None
+    if entry["definition"] is not None:
+        entry["definition"] = _definition(name, entry, raw.get("namespace"), errors)
     if not isinstance(entry["namespace"], str) or len(entry["namespace"]) > 63 or \
             not _DNS_LABEL.match(entry["namespace"]):
         errors.append("application %s: namespace %r is not a DNS-1123 label" % (name, entry["namespace"]))
@@ -320,9 +323,6 @@ def _normalize(raw, index, members, member_names, api_version):
         entry["service_name"] = name
     entry["policy_name"] = entry["policy_name"] or name
     errors.extend(_name_errors(entry["policy_name"], "application %s: policy_name" % name))
-    entry["definition"] = entry["definition"] or None
-    if entry["definition"] is not None and not isinstance(entry["definition"], dict):
-        errors.append("application %s: definition must be a complete UnitedDeployment (a mapping)" % name)
     if entry["failover"] is None:
         entry["failover"] = not claims_volumes(entry["definition"])
     elif not isinstance(entry["failover"], bool):
@@ -330,6 +330,45 @@ def _normalize(raw, index, members, member_names, api_version):
     entry["name"] = name
     entry["api_version"] = api_version
     return entry, errors
+
+
+def _definition(name, entry, namespace, errors):
+    """The application's ``definition``, a complete UnitedDeployment as the runbook writes it for
+    ``kubectl apply -f``: without ``metadata.namespace`` it takes the application's (``namespace``, the
+    one the entry gives, else ``default``), as kubectl takes the context's; with one, the application
+    is in it. A name other than the application's, or a namespace other than the one the entry gives,
+    is refused: the policy, the Service and verify would look for another object."""
+    definition = entry["definition"]
+    if not isinstance(definition, dict):
+        errors.append("application %s: definition must be a complete UnitedDeployment (a mapping)" % name)
+        return None
+    definition = copy.deepcopy(definition)
+    api_version = definition.get("apiVersion")
+    if definition.get("kind") != "UnitedDeployment" or not isinstance(api_version, str) or \
+            not api_version.startswith("apps.kruise.io/"):
+        errors.append("application %s: definition must be a complete UnitedDeployment (apiVersion apps.kruise.io/..., "
+                      "kind UnitedDeployment), got %s %s" % (name, api_version, definition.get("kind")))
+    if definition.get("metadata") is None:
+        definition["metadata"] = {}
+    metadata = definition["metadata"]
+    if not isinstance(metadata, dict):
+        errors.append("application %s: the definition's metadata must be a mapping" % name)
+        return definition
+    if metadata.get("name") is None:
+        metadata["name"] = name
+    elif metadata["name"] != name:
+        errors.append("application %s: the definition's metadata.name is %s: an application is named after its "
+                      "UnitedDeployment, so name the application %s (or the definition %s)"
+                      % (name, metadata["name"], metadata["name"], name))
+    if not metadata.get("namespace"):
+        metadata["namespace"] = entry["namespace"]
+    elif namespace is not None and metadata["namespace"] != namespace:
+        errors.append("application %s: the definition's metadata.namespace is %s, the application's namespace %s: "
+                      "give the namespace once (a definition without one takes the application's), or the same in both"
+                      % (name, metadata["namespace"], namespace))
+    else:
+        entry["namespace"] = metadata["namespace"]
+    return definition
 
 
 def claims_volumes(definition):

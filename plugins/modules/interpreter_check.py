@@ -19,6 +19,11 @@ description:
   - Fails with the Lua error (naming the customization and the sample) when a script breaks, when it returns
     what Karmada refuses (for example C(result type 0 is not number) from C(GetReplicas)), or when the object
     itself is invalid (for example a C(metadata.name) with upper-case letters).
+  - The refusal lists everything wrong, each with the script lines at fault and why (every script is run on
+    every sample for it), for example the first runbook's customization - its name with capitals,
+    C(replicaResource) assigning global variables and handing C(kube.accuratePodRequirements) the subset
+    template C(spec.template), C(dependencyInterpretation) returning nil on every sample - followed by the
+    scripts that serve the target instead (O(replacements)).
   - Because Karmada reuses Lua states between objects, a script that leaves a global variable behind fails
     (unless O(forbid_globals=false)), and every script is run a second time in a state that has already run
     the other samples; a different result fails the check.
@@ -67,6 +72,13 @@ options:
       - Fail when a script leaves a global variable other than its operation's function.
     type: bool
     default: true
+  replacements:
+    description:
+      - The caller's own scripts for the target, by customization key, for example
+        C(replicaResource=get_replicas.lua). A refusal names them as what serves the target instead,
+        after each refused customization they replace.
+    type: dict
+    default: {}
   timeout:
     description:
       - Seconds one script call may take (Karmada's limit is one second).
@@ -122,6 +134,7 @@ from ansible_collections.multicloud.federation.plugins.module_utils.karmada_lua 
     LuaScriptError,
     check_customization,
     customization_scripts,
+    explain_refusal,
     load_samples,
 )
 
@@ -144,6 +157,7 @@ def argspec():
         samples=dict(type="list", elements="dict", required=True, options=sample),
         forbid_globals=dict(type="bool", default=True),
         timeout=dict(type="float", default=1.0),
+        replacements=dict(type="dict", default={}),
     )
 
 
@@ -152,17 +166,24 @@ def main():
     if not HAS_LUPA:
         module.fail_json(msg=missing_required_lib("lupa"), exception=str(LUPA_IMPORT_ERROR))
     definition = module.params["definition"]
-    name = (definition.get("metadata") or {}).get("name")
+    samples = []
     try:
+        samples = load_samples(module.params["samples"])
         outcome = check_customization(
             definition,
-            load_samples(module.params["samples"]),
+            samples,
             forbid_globals=module.params["forbid_globals"],
             timeout=module.params["timeout"],
         )
     except LuaScriptError as error:
+        try:
+            message = explain_refusal(definition, samples, error, module.params["forbid_globals"],
+                                      module.params["timeout"], module.params["replacements"])
+        except Exception:  # the explanation of a refusal must never lose the refusal itself
+            message = "ResourceInterpreterCustomization %s refused before applying: %s" % (
+                (definition.get("metadata") or {}).get("name"), error)
         module.fail_json(
-            msg="ResourceInterpreterCustomization %s refused before applying: %s" % (name, error),
+            msg=message,
             customization=error.customization,
             lua_error=error.message,
         )

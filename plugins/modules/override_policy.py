@@ -40,12 +40,31 @@ options:
     choices: [present, absent]
     default: present
   name:
-    description: The rule set's name (a DNS-1123 name of at most 63 characters).
+    description:
+      - The rule set's name (a DNS-1123 name of at most 63 characters).
+      - Required unless O(definition) is given, whose C(metadata.name) it is (given as well, it must be the same).
     type: str
-    required: true
   namespace:
-    description: Namespace of the overridden objects; omit for cluster-scoped objects (a ClusterOverridePolicy).
+    description:
+      - Namespace of the overridden objects; omit for cluster-scoped objects (a ClusterOverridePolicy).
+      - With O(definition), its C(metadata.namespace) (C(default) when an OverridePolicy has none, as
+        C(kubectl apply -f) would take the context's); given as well, it must be the same.
     type: str
+  definition:
+    description:
+      - A whole OverridePolicy or ClusterOverridePolicy as a runbook writes it for C(kubectl apply -f)
+        (C(apiVersion), C(kind), C(metadata), C(spec)), instead of O(name), O(namespace) and O(rules) - the
+        engine's own, C(policy.karmada.io/v1alpha1) on Karmada, C(core.kubeadmiral.io/v1alpha1) on KubeAdmiral;
+        the other engine's is refused, naming both.
+      - The rule set is C(metadata.name), its namespace C(metadata.namespace), its rules C(spec.overrideRules)
+        (Karmada's C(targetCluster.clusterNames) with C(annotationsOverrider), C(labelsOverrider),
+        C(imageOverrider) and C(plaintext); KubeAdmiral's C(targetClusters.clusters) with C(overriders.jsonpatch)).
+      - On Karmada its C(spec.resourceSelectors) are the selectors (O(resource_selectors) may be left empty;
+        given, they must select the same). On KubeAdmiral a policy selects nothing itself, so
+        O(resource_selectors) names the objects to bind to it.
+      - O(rules) must then be empty; an option that disagrees with the definition is refused before any change.
+        Its C(metadata) labels and annotations are not taken (the collection writes the policy's metadata).
+    type: dict
   resource_selectors:
     description:
       - The control-plane objects the rules apply to, C({api_version, kind, name, label_selector}); at least
@@ -63,6 +82,10 @@ options:
       - The runbook's form, as written in a KubeAdmiral OverridePolicy's C(spec.overrideRules) -
         C(targetClusters.clusters) (the clusters' names in the federation) and C(overriders.jsonpatch)
         (C({operator, path, value}); the operator defaults to C(replace), as in KubeAdmiral).
+      - The runbook's form, as written in a Karmada OverridePolicy's C(spec.overrideRules) -
+        C(targetCluster.clusterNames) and the overriders C(annotationsOverrider) and C(labelsOverrider)
+        (operators C(add) and C(remove)), C(imageOverrider) and C(plaintext) (C({operator, path, value})).
+      - A whole policy given here is refused, pointing at O(definition).
       - JSON patch operators are C(add), C(remove) and C(replace); another is refused before any change.
     type: list
     elements: dict
@@ -107,6 +130,30 @@ EXAMPLES = r"""
             - operator: add
               path: /metadata/annotations/service.beta.kubernetes.io~1volcengine-loadbalancer-name
               value: clb-web
+    members: "{{ groups['members'] | multicloud.federation.member_clusters(hostvars) }}"
+
+- name: The resource federalization runbook's OverridePolicy, pasted whole (on Karmada)
+  multicloud.federation.override_policy:
+    definition:
+      apiVersion: policy.karmada.io/v1alpha1
+      kind: OverridePolicy
+      metadata:
+        name: example-override
+        namespace: default
+      spec:
+        resourceSelectors:
+          - apiVersion: apps/v1
+            kind: Deployment
+            name: nginx
+        overrideRules:
+          - targetCluster:
+              clusterNames:
+                - member1
+            overriders:
+              annotationsOverrider:
+                - operator: add
+                  value:
+                    foo: bar
     members: "{{ groups['members'] | multicloud.federation.member_clusters(hostvars) }}"
 
 - name: The same in the collection's form, and the source cloud's annotation dropped there
@@ -172,8 +219,9 @@ def argspec():
     args.update(copy.deepcopy(ENGINE_ARG_SPEC))
     args.update(
         state=dict(type="str", choices=["present", "absent"], default="present"),
-        name=dict(type="str", required=True),
+        name=dict(type="str"),
         namespace=dict(type="str"),
+        definition=dict(type="dict"),
         resource_selectors=dict(type="list", elements="dict", default=[]),
         rules=dict(type="list", elements="dict", default=[]),
         members=dict(copy.deepcopy(MEMBER_ACCESS_SPEC), default=[]),

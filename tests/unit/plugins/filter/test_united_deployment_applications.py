@@ -75,3 +75,18 @@ def test_the_federations_own_refusals_come_with_kruises():
                            "topology": {"subsets": [{"name": "a", "replicas": 1}, {"name": "b", "replicas": 1}]}}}
     with pytest.raises(AnsibleFilterError, match="spec.replicas is required: Karmada divides spec.replicas"):
         united_deployment_applications([{"name": "web", "definition": definition}], MEMBERS)
+
+
+def test_the_runbooks_united_deployment_as_a_definition():
+    """Pasted as written (apps.kruise.io/v1alpha1, no namespace): applied in the application's
+    namespace, validated as Kruise would, selected by its policy in its own apiVersion."""
+    from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.test_united_deployment_application \
+        import runbook_definition
+    [app] = united_deployment_applications([{"name": "sample-ud", "policy_name": "ud-propagation",
+                                             "definition": runbook_definition()}], MEMBERS, "apps.kruise.io/v1beta1")
+    assert (app["namespace"], app["ref"], app["api_version"]) == (
+        "default", "UnitedDeployment default/sample-ud", "apps.kruise.io/v1alpha1")
+    assert app["united_deployment"]["metadata"] == {"name": "sample-ud", "namespace": "default"}
+    assert app["propagation_policy"]["metadata"] == {"name": "ud-propagation", "namespace": "default"}
+    assert app["propagation_policy"]["spec"]["resourceSelectors"] == [
+        {"apiVersion": "apps.kruise.io/v1alpha1", "kind": "UnitedDeployment", "name": "sample-ud"}]

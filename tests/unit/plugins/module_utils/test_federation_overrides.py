@@ -162,6 +162,54 @@ def test_kubeadmiral_has_no_image_add():
         fo.kubeadmiral_override_rules(rules)
 
 
+def test_karmadas_rules_as_written_are_the_rules_karmada_is_given():
+    """A rule written as in a Karmada OverridePolicy (targetCluster, annotationsOverrider, labelsOverrider,
+    imageOverrider, plaintext) means what the collection's form means: what the collection renders for
+    Karmada reads back as the same rule, on either engine."""
+    normalized = fo.normalize_rules([COLLECTION_RULE], MEMBERS)
+    karmadas = fo.karmada_override_rules(normalized)
+    assert fo.normalize_rules(karmadas, MEMBERS) == normalized
+    assert fo.kubeadmiral_override_rules(fo.normalize_rules(karmadas, MEMBERS)) == \
+        fo.kubeadmiral_override_rules(normalized)
+
+
+def karmada_rule(overriders, **target):
+    return {"targetCluster": target or {"clusterNames": ["cluster-b"]}, "overriders": overriders}
+
+
+ADD_FOO = {"annotationsOverrider": [{"operator": "add", "value": {"foo": "bar"}}]}
+
+
+@pytest.mark.parametrize("rule,message", [
+    (karmada_rule({"annotationsOverrider": [{"operator": "replace", "value": {"foo": "bar"}}]}),
+     "rules[0].overriders.annotationsOverrider[0]: operator replace is not taken: Karmada's replace changes only the "
+     "keys the object already has"),
+    (karmada_rule({"labelsOverrider": [{"operator": "Add", "value": {"foo": "bar"}}]}),
+     "rules[0].overriders.labelsOverrider[0]: operator 'Add' is not one of add, remove"),
+    (karmada_rule({"annotationsOverrider": [{"operator": "add", "value": {"foo": "bar"}},
+                                            {"operator": "remove", "value": {"foo": ""}}]}),
+     "rules[0].overriders.annotationsOverrider both sets and removes foo"),
+    (karmada_rule({"commandOverrider": [{"containerName": "main", "operator": "add", "value": ["x"]}]}),
+     "rules[0].overriders: commandOverrider not supported; the overriders taken are annotationsOverrider, "
+     "labelsOverrider, imageOverrider, plaintext"),
+    (karmada_rule({"plaintext": [{"path": "/spec/x", "value": 1}]}),
+     "rules[0].overriders.plaintext[0] needs an operator"),
+    (karmada_rule({"plaintext": [{"operator": "move", "path": "/spec/x", "value": 1}]}),
+     "rules[0].overriders.plaintext[0]: operator 'move' is not supported"),
+    ({"overriders": ADD_FOO},
+     "rules[0].targetCluster.clusterNames must list at least one member cluster by its name in the federation "
+     "(without targetCluster Karmada applies the rule to every cluster"),
+    (karmada_rule(ADD_FOO, clusterNames=["cluster-b"], labelSelector={"matchLabels": {"cloud": "volc"}}),
+     "rules[0].targetCluster: labelSelector not supported: name the clusters in targetCluster.clusterNames"),
+    (karmada_rule(ADD_FOO, clusterNames=["b-host"]),
+     "rules[0].targetCluster.clusterNames: b-host is the inventory host of cluster cluster-b"),
+    (dict(karmada_rule(ADD_FOO), target_clusters=["b-host"]),
+     "rules[0] mixes the collection's keys (target_clusters) with the runbook's (overriders, targetCluster)"),
+])
+def test_karmada_rules_that_cannot_be_taken_are_refused(rule, message):
+    assert message in refused([rule])
+
+
 def test_pointer_escaping():
     assert fo.escape_pointer("a/b~c") == "a~1b~0c"
 

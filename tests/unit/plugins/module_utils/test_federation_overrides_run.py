@@ -10,9 +10,12 @@ __metaclass__ = type
 
 import copy
 import json
+import os
 
 import pytest
+import yaml
 
+from ansible_collections.multicloud.federation.plugins.module_utils import federation_engine as fe
 from ansible_collections.multicloud.federation.plugins.module_utils import federation_overrides as fo
 from ansible_collections.multicloud.federation.plugins.module_utils import karmada_engine as ke
 
@@ -277,3 +280,156 @@ def test_the_engine_lists_the_rule_sets_that_exist_in_a_namespace(engine_name):
     assert engine.override_rule_sets("elsewhere") == []
     run(engine, name="mirror", state="absent")
     assert engine.override_rule_sets(NAMESPACE) == ["volc-service-override"]
+
+
+# --- a whole policy, pasted from the runbook (definition) ---------------------------------------------
+
+def runbook_policies():
+    """The runbook's policies of runbook_override_policies.yml: Karmada's example-override, and
+    volc-service-override (its eight annotations) as KubeAdmiral's and as Karmada's."""
+    with open(os.path.join(os.path.dirname(__file__), "runbook_override_policies.yml")) as handle:
+        return list(yaml.safe_load_all(handle))
+
+
+def from_definition(definition, **overrides):
+    """Only the definition and the members, as the role passes them when the other variables are empty."""
+    overrides.setdefault("name", None)
+    overrides.setdefault("namespace", None)
+    overrides.setdefault("rules", [])
+    overrides.setdefault("resource_selectors", [])
+    return dict(overrides, definition=definition)
+
+
+def test_karmada_takes_the_runbooks_example_override_verbatim():
+    example = runbook_policies()[0]
+    member1 = {"apiVersion": ke.CLUSTER_API[0], "kind": ke.CLUSTER_API[1], "metadata": {"name": "member1"},
+               "status": {"conditions": [{"type": "Ready", "status": "True"}]}}
+    nginx = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "nginx", "namespace": "default"}}
+    engine = karmada_engine(member1, {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "default"}}, nginx)
+    result = run(engine, members=MEMBERS + [{"host": "member1", "name": "member1"}], **from_definition(example))
+    assert result["policies"] == [{"kind": "OverridePolicy", "namespace": "default", "name": "example-override",
+                                   "action": "created"}]
+    policy = engine.control_plane.get(ke.POLICY_API_VERSION, "OverridePolicy", "example-override", "default")
+    # What the runbook applies with kubectl is what the collection writes.
+    assert policy["spec"] == example["spec"]
+    assert run(engine, members=MEMBERS + [{"host": "member1", "name": "member1"}],
+               **from_definition(example))["changed"] is False
+
+
+@pytest.mark.parametrize("engine_name,index", [("kubeadmiral", 1), ("karmada", 2)])
+def test_the_runbooks_volc_service_override_whole_on_its_engine(engine_name, index):
+    """The eight load balancer annotations of the runbook's volc-service-override, as the engine's own
+    OverridePolicy: the same policy as the same rules given as rules."""
+    definition = runbook_policies()[index]
+    by_definition = ENGINES[engine_name]()
+    by_rules = ENGINES[engine_name]()
+    # KubeAdmiral's policy selects nothing itself: resource_selectors name the Service it is bound to.
+    selectors = params()["resource_selectors"] if engine_name == "kubeadmiral" else []
+    result = run(by_definition, **from_definition(definition, resource_selectors=selectors))
+    assert [(p["name"], p["action"]) for p in result["policies"]] == [("volc-service-override", "created")]
+    run(by_rules, rules=definition["spec"]["overrideRules"])
+    api = KUBEADMIRAL_API if engine_name == "kubeadmiral" else (ke.POLICY_API_VERSION, "OverridePolicy")
+    written = by_definition.control_plane.get(api[0], api[1], "volc-service-override", NAMESPACE)
+    assert written["spec"] == by_rules.control_plane.get(api[0], api[1], "volc-service-override", NAMESPACE)["spec"]
+    annotations = [p["path"] for p in written["spec"]["overrideRules"][0]["overriders"].get("jsonpatch", [])] or \
+        list(written["spec"]["overrideRules"][0]["overriders"]["annotationsOverrider"][0]["value"])
+    assert len(annotations) == 8
+    assert run(by_definition, **from_definition(definition, resource_selectors=selectors))["changed"] is False
+    removed = run(by_definition, state="absent", **from_definition(definition))
+    assert [p["action"] for p in removed["policies"]] == ["deleted"]
+
+
+@pytest.mark.parametrize("engine_name,index,other", [("karmada", 1, "core.kubeadmiral.io/v1alpha1 OverridePolicy "
+                                                                      "(KubeAdmiral's)"),
+                                                     ("kubeadmiral", 2, "policy.karmada.io/v1alpha1 OverridePolicy "
+                                                                        "(Karmada's)")])
+def test_the_other_engines_policy_is_refused_naming_both(engine_name, index, other):
+    engine = ENGINES[engine_name]()
+    with pytest.raises(fo.OverrideError) as error:
+        run(engine, **from_definition(runbook_policies()[index], resource_selectors=params()["resource_selectors"]))
+    message = str(error.value)
+    assert message.startswith("definition is %s, but the federation engine is %s, whose override policies are %s "
+                              "OverridePolicy and ClusterOverridePolicy"
+                              % (other, engine.display_name, fo.POLICY_API_VERSIONS[engine_name])), message
+    assert engine.control_plane.writes == []
+
+
+def test_the_engines_and_their_policies_are_the_engines_own():
+    assert fo.POLICY_API_VERSIONS == {fe.KARMADA: ke.POLICY_API_VERSION, fe.KUBEADMIRAL: KUBEADMIRAL_API[0]}
+    assert fo.ENGINE_NAMES == fe.ENGINE_NAMES
+
+
+VOLC_KARMADA = 2
+
+
+@pytest.mark.parametrize("change,overrides,message", [
+    (None, dict(name="other"), "name other and the definition's metadata.name volc-service-override differ"),
+    (None, dict(namespace="elsewhere"), "namespace elsewhere and the definition's metadata.namespace demo differ"),
+    (None, dict(rules=RUNBOOK_RULES), "rules and the definition's spec.overrideRules are both given"),
+    (None, dict(resource_selectors=[{"api_version": "v1", "kind": "Service", "name": "other"}]),
+     "resource_selectors and the definition's spec.resourceSelectors differ"),
+    ({"kind": "ClusterOverridePolicy"}, {}, "a ClusterOverridePolicy has no namespace, but its metadata.namespace says "
+                                            "demo"),
+    ({"kind": "PropagationPolicy"}, {}, "definition is policy.karmada.io/v1alpha1 PropagationPolicy, but"),
+    ({"metadata": {"name": "Volc"}}, {}, "'Volc' is not a valid policy name"),
+    ({"metadata": {"namespace": "demo"}}, {}, "definition.metadata.name is required"),
+    ({"metadata": {"name": "volc", "namespace": "demo", "labels": {"a": "b"}}}, {},
+     "definition.metadata: labels not taken"),
+    ({"spec": {"overrideRules": []}}, {}, "definition.spec.resourceSelectors must list at least one selector (without "
+                                          "one Karmada applies the OverridePolicy to every resource of its namespace)"),
+    ({"spec": {"resourceSelectors": [{"apiVersion": "v1", "kind": "Service", "name": "web", "namespace": "kube-system"}],
+               "overrideRules": []}}, {}, "selects namespace kube-system, but the OverridePolicy's objects are in "
+                                          "namespace demo"),
+    ({"spec": {"resourceSelectors": [{"apiVersion": "v1", "kind": "Service", "name": "web"}],
+               "overrideRules": [{"targetCluster": {"clusterNames": ["cluster-b"]},
+                                  "overriders": {"annotationsOverrider": [{"operator": "replace",
+                                                                           "value": {"a": "b"}}]}}]}},
+     {}, "definition.spec.overrideRules[0].overriders.annotationsOverrider[0]: operator replace is not taken"),
+    ({"spec": {"resourceSelectors": [{"apiVersion": "v1", "kind": "Service", "name": "web"}],
+               "overrideRules": [{"targetClusters": {"clusters": ["cluster-b"]},
+                                  "overriders": {"jsonpatch": [{"path": "/spec/x", "value": 1}]}}]}},
+     {}, "definition.spec.overrideRules[0]: unknown key(s) targetClusters (a rule written as in a Karmada "
+         "OverridePolicy has targetCluster, overriders)"),
+    ({"spec": {"targetCluster": {}, "overriders": {}}}, {}, "definition.spec: overriders, targetCluster not taken"),
+])
+def test_a_definition_that_disagrees_is_refused_before_any_write(change, overrides, message):
+    definition = runbook_policies()[VOLC_KARMADA]
+    definition.update(change or {})
+    engine = karmada_engine(*app_objects())
+    with pytest.raises(fo.OverrideError) as error:
+        run(engine, **from_definition(definition, **overrides))
+    assert message in str(error.value)
+    assert engine.control_plane.writes == []
+
+
+def test_a_definition_may_repeat_what_the_variables_say_and_takes_the_namespace_given_or_default():
+    definition = runbook_policies()[VOLC_KARMADA]
+    engine = karmada_engine(*app_objects())
+    same = run(engine, **from_definition(definition, name="volc-service-override", namespace=NAMESPACE,
+                                         resource_selectors=params()["resource_selectors"]))
+    assert same["policies"][0]["namespace"] == NAMESPACE
+    # Without metadata.namespace: the namespace given, else default (as kubectl apply -f takes the context's).
+    del definition["metadata"]["namespace"]
+    rule_set = fo.RuleSet.from_params(from_definition(definition, state="present", namespace="demo"), MEMBERS, "karmada")
+    assert rule_set.namespace == "demo"
+    rule_set = fo.RuleSet.from_params(from_definition(definition, state="present"), MEMBERS, "karmada")
+    assert rule_set.namespace == "default" and rule_set.name == "volc-service-override"
+
+
+def test_kubeadmiral_needs_resource_selectors_with_a_definition():
+    engine = kubeadmiral_engine(*app_objects())
+    with pytest.raises(fo.OverrideError, match="a KubeAdmiral OverridePolicy selects nothing itself"):
+        run(engine, **from_definition(runbook_policies()[1]))
+
+
+def test_a_whole_policy_given_as_a_rule_points_at_the_definition():
+    engine = karmada_engine(*app_objects())
+    with pytest.raises(fo.OverrideError) as error:
+        run(engine, rules=[runbook_policies()[VOLC_KARMADA]])
+    assert "rules[0] is a whole policy (apiVersion, kind, metadata, spec): give it as the definition (the role's " \
+           "override_policy_definition), not as a rule" in str(error.value)
+
+
+def test_without_name_or_definition_the_name_is_asked_for():
+    with pytest.raises(fo.OverrideError, match="name is required"):
+        run(karmada_engine(*app_objects()), name=None)

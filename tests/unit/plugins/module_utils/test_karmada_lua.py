@@ -28,9 +28,11 @@ from ansible_collections.multicloud.federation.plugins.module_utils.karmada_lua 
     format_quantity,
     load_samples,
     parse_quantity,
+    refusal_message,
     replica_requirements,
     restore_empty_objects,
     run_operation,
+    script_findings,
 )
 
 ROLE = os.path.join(os.path.dirname(__file__), "..", "..", "..", "..", "roles", "resource_interpreter")
@@ -258,3 +260,69 @@ def test_health_counts_v1beta1_partitions(samples):
 
     assert healthy(1) is True  # 3 updated of 4, 1 held back
     assert healthy(0) is False  # 3 updated of 4, none held back
+
+
+# --- the runbook's customization: refused, and the message says which lines and what replaces them --
+
+RUNBOOK_INTERPRETER = os.path.join(os.path.dirname(__file__), "runbook_interpreter.yml")
+
+
+def runbook_interpreter():
+    with open(RUNBOOK_INTERPRETER) as handle:
+        return yaml.safe_load(handle)
+
+
+def test_the_runbooks_customization_is_still_refused(samples):
+    with pytest.raises(LuaScriptError):
+        check_customization(runbook_interpreter(), samples)
+
+
+def test_the_refusal_names_each_wrong_runbook_line_why_and_what_replaces_it(samples):
+    definition = runbook_interpreter()
+    message = refusal_message(definition, script_findings(definition, samples), SCRIPTS)
+    assert message.startswith("ResourceInterpreterCustomization declarative-configuration-UnitedDeployment refused "
+                              "before applying: (1) metadata.name - 'declarative-configuration-UnitedDeployment' has "
+                              "capitals, which the API server refuses in an object name (a lowercase RFC 1123 "
+                              "subdomain): write declarative-configuration-uniteddeployment. (2) replicaResource - "), \
+        message
+    # replicaResource: the global, the line it is assigned on, and why Karmada's reused states make it wrong.
+    assert ("line 3 `replica = obj.spec.replicas`: assigns the global variable replica: Karmada reuses Lua states "
+            "between objects, so the value one object leaves there is seen by the next; declare it local") in message
+    assert ("line 4 `requirement = kube.accuratePodRequirements(obj.spec.template)`: hands "
+            "kube.accuratePodRequirements spec.template, which in a UnitedDeployment is the subset template") in message
+    assert "line 5 `return replica, requirement`: fails on sample(s) fresh-without-replicas, as Karmada would: " \
+           "result type 0 (nil) is not number" in message
+    # dependencyInterpretation: nil on every sample, the return line, and why (spec.template again).
+    assert "(3) dependencyInterpretation - line 4 `return refs`: fails on every sample (4), as Karmada would: expect " \
+           "the returned requires type is table but got nil" in message
+    assert "so propagateDeps sends none of its ConfigMaps, Secrets, ServiceAccount and PVCs; get_dependencies.lua " \
+           "replaces it." in message
+    assert "the scheduler gets no resource requests for it (the estimators cannot size it); get_replicas.lua " \
+           "replaces it" in message
+    # replicaRevision is right: not named as wrong, but among the scripts that serve UnitedDeployment instead.
+    assert "replicaRevision -" not in message
+    assert message.endswith(
+        "The collection's own scripts serve UnitedDeployment instead: get_replicas.lua for replicaResource, "
+        "revise_replica.lua for replicaRevision, reflect_status.lua for statusReflection, aggregate_status.lua for "
+        "statusAggregation, interpret_health.lua for healthInterpretation, get_dependencies.lua for "
+        "dependencyInterpretation - leave the runbook's scripts out (the role's resource_interpreter_scripts) and "
+        "they are applied."), message
+
+
+def test_the_role_names_its_own_scripts_as_the_replacements():
+    """What the role passes as replacements are the files its customization is built from."""
+    with open(os.path.join(ROLE, "vars", "main.yml")) as handle:
+        files = yaml.safe_load(handle)["__resource_interpreter_script_files"]
+    assert files == SCRIPTS
+    assert all(os.path.isfile(os.path.join(ROLE, "files", "uniteddeployment", name)) for name in files.values())
+
+
+def test_the_collections_own_scripts_have_nothing_to_report(samples):
+    assert script_findings(definition(), samples) == []
+
+
+def test_a_lua_error_points_at_its_line(samples):
+    broken = "function InterpretHealth(observedObj)\n  local ready = observedObj.nothing.here\n  return true\nend"
+    [finding] = script_findings(definition({"healthInterpretation": broken}), samples)
+    assert finding["lines"] == [(2, "local ready = observedObj.nothing.here")]
+    assert finding["problem"].startswith("fails on every sample (4), as Karmada would: healthInterpretation:2: ")

@@ -7,8 +7,10 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import base64
+import os
 
 import pytest
+import yaml
 
 from ansible_collections.multicloud.federation.plugins.module_utils import united_deployment_application as ua
 
@@ -274,3 +276,61 @@ def test_an_application_that_claims_volumes_stays_by_default_its_policy_tolerati
 
 def test_failover_must_be_a_boolean():
     assert "application demo: failover must be true or false, got 'no'" in refused([{"name": "demo", "failover": "no"}])
+
+
+# --- the runbook's UnitedDeployment pasted as a definition (no namespace, apps.kruise.io/v1alpha1) ---
+
+def runbook_definition():
+    with open(os.path.join(os.path.dirname(__file__), "runbook_united_deployment.yml")) as handle:
+        return yaml.safe_load(handle)
+
+
+def test_a_definition_without_a_namespace_takes_the_applications():
+    """kubectl apply -f takes the context's namespace; without one the apply fails ("Namespace is required")."""
+    given = runbook_definition()
+    entry = one({"name": "sample-ud", "policy_name": "ud-propagation", "definition": given})
+    assert ua.united_deployment(entry)["metadata"] == {"name": "sample-ud", "namespace": "default"}
+    assert "namespace" not in given["metadata"], "the input was changed"
+    entry = one({"name": "sample-ud", "namespace": "apps", "definition": runbook_definition()})
+    assert ua.united_deployment(entry)["metadata"]["namespace"] == "apps"
+    assert ua.propagation_policy(entry)["metadata"]["namespace"] == "apps"
+
+
+def test_a_definitions_namespace_is_the_applications_when_the_entry_gives_none():
+    definition = runbook_definition()
+    definition["metadata"]["namespace"] = "prod"
+    entry = one({"name": "sample-ud", "definition": definition})
+    assert entry["namespace"] == "prod" and ua.propagation_policy(entry)["metadata"]["namespace"] == "prod"
+    # Said twice, the same: fine.
+    assert one({"name": "sample-ud", "namespace": "prod", "definition": definition})["namespace"] == "prod"
+
+
+def test_the_policy_selects_the_definitions_api_version():
+    """Karmada compares a resourceSelector's apiVersion literally: the policy must select the
+    UnitedDeployment in the apiVersion it is written in, not the one the control plane prefers."""
+    entry = one({"name": "sample-ud", "policy_name": "ud-propagation", "definition": runbook_definition()},
+                api_version="apps.kruise.io/v1beta1")
+    assert ua.propagation_policy(entry)["spec"]["resourceSelectors"] == [
+        {"apiVersion": "apps.kruise.io/v1alpha1", "kind": "UnitedDeployment", "name": "sample-ud"}]
+
+
+@pytest.mark.parametrize("entry,words", [
+    ({"name": "web", "definition": "runbook"},
+     "application web: the definition's metadata.name is sample-ud: an application is named after its "
+     "UnitedDeployment, so name the application sample-ud (or the definition web)"),
+    ({"name": "sample-ud", "namespace": "apps", "definition": "prod"},
+     "application sample-ud: the definition's metadata.namespace is prod, the application's namespace apps: give the "
+     "namespace once (a definition without one takes the application's), or the same in both"),
+    ({"name": "sample-ud", "definition": {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {}}},
+     "application sample-ud: definition must be a complete UnitedDeployment (apiVersion apps.kruise.io/..., kind "
+     "UnitedDeployment), got apps/v1 Deployment"),
+    ({"name": "sample-ud", "definition": ["not", "a", "mapping"]},
+     "application sample-ud: definition must be a complete UnitedDeployment (a mapping)"),
+])
+def test_a_definition_that_disagrees_with_its_application_is_refused(entry, words):
+    if entry["definition"] in ("runbook", "prod"):
+        definition = runbook_definition()
+        if entry["definition"] == "prod":
+            definition["metadata"]["namespace"] = "prod"
+        entry = dict(entry, definition=definition)
+    assert words in refused([entry])

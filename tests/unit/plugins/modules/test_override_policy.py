@@ -17,6 +17,7 @@ from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.t
     NAMESPACE,
     app_objects,
     karmada_engine,
+    runbook_policies,
 )
 from ansible_collections.multicloud.federation.tests.unit.plugins.modules.module_runner import run_module
 
@@ -74,3 +75,13 @@ def test_api_errors_are_a_message(capsys, control_plane, monkeypatch):
     monkeypatch.setattr(control_plane, "create", broken)
     result = run(capsys)
     assert result["rc"] == 1 and result["msg"] == "the federation control plane: HTTP 403 Forbidden: no"
+
+
+def test_a_whole_policy_is_an_option_and_names_the_rule_set(capsys, control_plane):
+    """definition: the runbook's OverridePolicy pasted whole; name, namespace and rules stay unset."""
+    definition = runbook_policies()[2]
+    result = run_module(override_policy, capsys, {"definition": definition, "members": members("cluster-a", "cluster-b")})
+    assert result["rc"] == 0 and result["policies"] == [
+        {"kind": "OverridePolicy", "namespace": NAMESPACE, "name": "volc-service-override", "action": "created"}], result
+    missing = run_module(override_policy, capsys, {"members": members("cluster-a", "cluster-b")})
+    assert missing["rc"] == 1 and "name is required (or a definition" in missing["msg"]
