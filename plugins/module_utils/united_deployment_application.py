@@ -244,6 +244,7 @@ def _normalize(raw, index, members, member_names, api_version):
     entry["definition"] = entry["definition"] or None
     if entry["definition"] is not None:
         entry["definition"] = _definition(name, entry, raw.get("namespace"), errors)
+        errors.extend(_served_version_errors(name, entry["definition"], api_version))
     if not isinstance(entry["namespace"], str) or len(entry["namespace"]) > 63 or \
             not _DNS_LABEL.match(entry["namespace"]):
         errors.append("application %s: namespace %r is not a DNS-1123 label" % (name, entry["namespace"]))
@@ -492,13 +493,35 @@ def dependency_refs(entry):
     return refs
 
 
+# Kruise serves UnitedDeployment in apps.kruise.io/v1alpha1 in every release the collection supports, and
+# from 1.9.0 also in v1beta1, its storage and so preferred version; the CRD has no conversion webhook
+# (strategy None), so the API server takes either version it serves and stores the storage version.
+UNITED_DEPLOYMENT_V1ALPHA1 = "apps.kruise.io/v1alpha1"
+
+
+def _served_version_errors(name, definition, api_version):
+    """A definition in an apiVersion the control plane's Kruise does not serve (``api_version`` is the one it
+    prefers), named with both versions; the policy selects ``api_version`` whatever the definition says."""
+    written = (definition or {}).get("apiVersion") if isinstance(definition, dict) else None
+    if not isinstance(written, str) or not written.startswith("apps.kruise.io/"):
+        return []
+    served = sorted({api_version, UNITED_DEPLOYMENT_V1ALPHA1})
+    if written in served:
+        return []
+    return ["application %s: the definition is written in %s, which the control plane's Kruise does not serve (it "
+            "serves %s and prefers %s): write it in %s" % (name, written, " and ".join(served), api_version,
+                                                           api_version)]
+
+
 def propagation_policy(entry, karmada_version=DEFAULT_KARMADA_VERSION):
     """The PropagationPolicy of a normalized entry: its UnitedDeployment and the objects it brings,
     placed on its clusters by its scheduling."""
     selectors = entry["resource_selectors"]
     if not selectors:
+        # The apiVersion the control plane prefers, whatever the definition is written in: Karmada's detector
+        # sees the object in that version and compares a selector's apiVersion literally (united_deployment.py).
         definition = united_deployment(entry)
-        selectors = [{"apiVersion": definition["apiVersion"], "kind": "UnitedDeployment",
+        selectors = [{"apiVersion": entry["api_version"], "kind": "UnitedDeployment",
                       "name": definition["metadata"]["name"]}] + dependency_refs(entry)
     scheduling = entry["scheduling"]
     if scheduling == "duplicated":

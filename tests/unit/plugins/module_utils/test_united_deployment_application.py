@@ -305,13 +305,26 @@ def test_a_definitions_namespace_is_the_applications_when_the_entry_gives_none()
     assert one({"name": "sample-ud", "namespace": "prod", "definition": definition})["namespace"] == "prod"
 
 
-def test_the_policy_selects_the_definitions_api_version():
-    """Karmada compares a resourceSelector's apiVersion literally: the policy must select the
-    UnitedDeployment in the apiVersion it is written in, not the one the control plane prefers."""
+def test_the_policy_selects_the_version_the_control_plane_prefers_whatever_the_definition_says():
+    """Karmada's detector sees the UnitedDeployment in the preferred version (v1beta1 from Kruise 1.9.0, stored
+    whatever version it was applied in) and compares a resourceSelector's apiVersion literally: the runbook's
+    v1alpha1 definition is applied as written and selected as v1beta1."""
     entry = one({"name": "sample-ud", "policy_name": "ud-propagation", "definition": runbook_definition()},
                 api_version="apps.kruise.io/v1beta1")
-    assert ua.propagation_policy(entry)["spec"]["resourceSelectors"] == [
-        {"apiVersion": "apps.kruise.io/v1alpha1", "kind": "UnitedDeployment", "name": "sample-ud"}]
+    assert ua.united_deployment(entry)["apiVersion"] == "apps.kruise.io/v1alpha1"
+    assert ua.propagation_policy(entry)["spec"]["resourceSelectors"][0] == {
+        "apiVersion": "apps.kruise.io/v1beta1", "kind": "UnitedDeployment", "name": "sample-ud"}
+    older = one({"name": "sample-ud", "definition": runbook_definition()}, api_version="apps.kruise.io/v1alpha1")
+    assert ua.propagation_policy(older)["spec"]["resourceSelectors"][0]["apiVersion"] == "apps.kruise.io/v1alpha1"
+
+
+def test_a_definition_in_a_version_the_control_plane_does_not_serve_is_refused_naming_both():
+    definition = dict(runbook_definition(), apiVersion="apps.kruise.io/v1beta1")
+    with pytest.raises(ua.ApplicationError) as caught:
+        ua.applications([{"name": "sample-ud", "definition": definition}], MEMBERS, "apps.kruise.io/v1alpha1")
+    assert ("application sample-ud: the definition is written in apps.kruise.io/v1beta1, which the control plane's "
+            "Kruise does not serve (it serves apps.kruise.io/v1alpha1 and prefers apps.kruise.io/v1alpha1): write it "
+            "in apps.kruise.io/v1alpha1") in str(caught.value)
 
 
 @pytest.mark.parametrize("entry,words", [
