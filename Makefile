@@ -26,7 +26,7 @@ export ANSIBLE_COLLECTIONS_PATH := $(BUILD)
 export ANSIBLE_CONFIG := $(ROOT)/ansible.cfg
 export PATH := $(VENV)/bin:$(PATH)
 
-.PHONY: help venv collection test-tree stack-build stack-up stack-down stack-status lint sanity units \
+.PHONY: help venv collection test-tree stack-build stack-up stack-down stack-status lint sanity units units-oldest \
         integration molecule bench ee-collection ee-context test demo clean
 
 help: ## list the targets
@@ -121,6 +121,19 @@ units: test-tree ## ansible-test units + pytest of tests/unit with the pinned .v
 	cd $(TEST_COLLECTION) && PYTHONPATH=$(abspath $(TEST_ROOT)/..) \
 	  $(PY) -m pytest -p no:cacheprovider --import-mode=importlib -q tests/unit
 
+# The oldest ansible-core meta/runtime.yml supports (tests/unit/requirements-oldest.txt): the same unit tests
+# in their own venv, with the collection and kubernetes.core (requires_ansible >= 2.16) from .build.
+VENV_OLDEST := $(ROOT)/.venv-oldest
+VENV_OLDEST_STAMP := $(VENV_OLDEST)/.requirements.stamp
+
+$(VENV_OLDEST_STAMP): tests/unit/requirements-oldest.txt tests/unit/requirements.txt
+	@$(find_python); [ -x $(VENV_OLDEST)/bin/python ] || "$$best" -m venv $(VENV_OLDEST)
+	cd tests/unit && $(VENV_OLDEST)/bin/python -m pip install --quiet --disable-pip-version-check -r requirements-oldest.txt
+	touch $@
+
+units-oldest: collection $(VENV_OLDEST_STAMP) ## pytest of tests/unit on the oldest supported ansible-core
+	PYTHONPATH=$(BUILD) $(VENV_OLDEST)/bin/python -m pytest -p no:cacheprovider --import-mode=importlib -q tests/unit
+
 integration: collection stack-build stack-up ## integration tests against the local stack, then the Molecule scenario
 	$(PY) -m pytest -q --durations=25 tests/integration tests/stack/tests
 	$(MAKE) molecule
@@ -150,10 +163,35 @@ ee-collection: venv ## the collection tarball the execution environment installs
 ee-context: ee-collection ## the execution environment's build context (.build/ee/context, ansible-builder create)
 	ansible-builder create --file execution-environment.yml --context $(EE_BUILD)/context --output-filename Containerfile
 
+# --- Galaxy / Automation Hub ----------------------------------------------------------------------
+# galaxy-importer gets its own venv (tests/galaxy/requirements.txt): it pins attrs and flake8 below .venv's, and
+# an import worker has ansible-core and no other collection, which is what the import has to work with.
+GALAXY_VENV := $(ROOT)/.venv-galaxy
+GALAXY_VENV_STAMP := $(GALAXY_VENV)/.requirements.stamp
+DIST := $(BUILD)/dist
+
+$(GALAXY_VENV_STAMP): tests/galaxy/requirements.txt
+	@$(find_python); [ -x $(GALAXY_VENV)/bin/python ] || "$$best" -m venv $(GALAXY_VENV)
+	$(GALAXY_VENV)/bin/python -m pip install --quiet --disable-pip-version-check -r tests/galaxy/requirements.txt
+	touch $@
+
+.PHONY: dist galaxy-import
+dist: collection ## the tarball for Galaxy / Automation Hub (.build/dist/, module docs rendered)
+	$(PY) tools/galaxy_dist.py --output-path $(DIST)
+
+# The tarball's file list and size, then galaxy-importer on it as Galaxy runs it (tests/galaxy/check_import.py).
+galaxy-import: dist $(GALAXY_VENV_STAMP) ## galaxy-importer on the dist tarball; its file list and size
+	MCF_TARBALL="$$(ls $(DIST)/*.tar.gz)" $(PY) -m pytest -p no:cacheprovider --import-mode=importlib -q \
+	  tests/unit/test_collection_tarball.py
+	$(GALAXY_VENV)/bin/python tests/galaxy/check_import.py $(DIST)/*.tar.gz \
+	  --reference-ansible-doc $(VENV)/bin/ansible-doc --reference-collections-path $(BUILD)
+
 test: ## lint, sanity, units, integration (what .ci/run runs)
 	$(MAKE) lint
+	$(MAKE) galaxy-import
 	$(MAKE) sanity
 	$(MAKE) units
+	$(MAKE) units-oldest
 	$(MAKE) integration
 
 demo: collection stack-build stack-up ## start the local stack, run site.yml against it, print the verification
