@@ -10,10 +10,14 @@ What AWX does for a job, and this module does the same way with the collection's
   passed on the command line as ``-e @<file>``;
 - the inventory carries the AWX wiring as ``all`` group variables (an SCM inventory source imports
   inventories/awx/group_vars/all/awx.yml so) and hosts without a kubeconfig path of their own;
-- the job's extra variables are the survey's answers (AWX sends every question's default when the user
-  changes nothing) and the job template's extra_vars (awx/job_templates.yml);
+- the job's extra variables are the job template's extra_vars and the survey's answers (awx/job_templates.yml):
+  for a launch that changes nothing, the defaults of the questions that have one - AWX adds a question's
+  default only when it is not None (awx/main/models/mixins.py, _update_unified_job_kwargs), and the
+  optional questions have none, so nothing is sent for them;
 - ansible-runner runs ansible-playbook with the project as working directory (so the project's ansible.cfg
-  applies) and records every event; the recap is read from its ``playbook_on_stats`` event.
+  applies) and records every event; the recap is read from its ``playbook_on_stats`` event. The job
+  templates' playbooks (awx/playbooks/) import the collection's playbooks by FQCN from the collections path,
+  as they do from the execution environment.
 
 The execution environment is stood in for by the test's own: ansible from .venv, this collection and
 kubernetes.core from .build, helm and helm-diff from the stack's environment.
@@ -38,6 +42,7 @@ from tests.integration.playbook_runner import BUILD, REPO_ROOT, STDOUT_TAIL, Pla
 AWX_DIR = REPO_ROOT / "awx"
 AWX_INVENTORY_WIRING = REPO_ROOT / "inventories" / "awx" / "group_vars" / "all" / "awx.yml"
 CREDENTIAL_TYPE = "multicloud.federation fleet kubeconfig"
+HUAWEI_CREDENTIAL_TYPE = "multicloud.federation Huawei Cloud access key"
 
 
 class _AwxYamlLoader(yaml.SafeLoader):
@@ -63,11 +68,11 @@ def job_template(name: str) -> dict:
 
 
 def launch_extra_vars(template: dict) -> dict:
-    """The extra vars of a launch that changes nothing: the job template's, then every survey question's
-    default (AWX applies defaults of questions left as they are)."""
+    """The extra vars of a launch that changes nothing: the job template's, then the default of every survey
+    question that has one (AWX adds nothing for a question without a default that the launch leaves out)."""
     extra_vars = dict(template.get("extra_vars") or {})
-    for question in template["survey_spec"]["spec"]:
-        if "default" in question:
+    for question in (template.get("survey_spec") or {}).get("spec", []):
+        if question.get("default") is not None:
             extra_vars[question["variable"]] = question["default"]
     return extra_vars
 
@@ -157,6 +162,16 @@ class RunnerJob:
     def failed_hosts(self) -> list[str]:
         return sorted(set(self.stats.get("failures", {})) | set(self.stats.get("dark", {})))
 
+    @property
+    def output(self) -> str:
+        """Everything the job printed (what secret_scan.assert_no_secret_printed reads)."""
+        return self.stdout
+
+    def messages(self) -> str:
+        """The failure messages of the job's failed tasks, joined."""
+        return " ".join(str(event["event_data"].get("res", {}).get("msg", "")) for event in self.events
+                        if event.get("event") in ("runner_on_failed", "runner_on_unreachable"))
+
     def changed_tasks(self) -> list[tuple[str, str]]:
         return [(event["event_data"].get("host"), event["event_data"].get("task"))
                 for event in self.events if event.get("event") == "runner_on_ok"
@@ -170,9 +185,11 @@ class RunnerJob:
     __str__ = describe
 
 
-def run_job(playbook: str, inventory: dict, credential: InjectedCredential, extra_vars: dict, private_data_dir: Path,
-            env: dict, timeout: int = 1800) -> RunnerJob:
-    """ansible-runner's run() on a private data directory prepared as AWX prepares one."""
+def run_job(playbook: str, inventory: dict, credential: InjectedCredential | list[InjectedCredential], extra_vars: dict,
+            private_data_dir: Path, env: dict, timeout: int = 1800, verbosity: int = 0) -> RunnerJob:
+    """ansible-runner's run() on a private data directory prepared as AWX prepares one, with the job's
+    credentials (one, or a list: each injects its environment and its own extra-vars file)."""
+    credentials = credential if isinstance(credential, list) else [credential]
     (private_data_dir / "inventory").mkdir(parents=True, exist_ok=True)
     (private_data_dir / "inventory" / "hosts.yml").write_text(yaml.safe_dump(inventory))
     job_env = {
@@ -183,18 +200,20 @@ def run_job(playbook: str, inventory: dict, credential: InjectedCredential, extr
         # The project's ansible.cfg, which ansible-playbook also finds in its working directory.
         "ANSIBLE_CONFIG": str(REPO_ROOT / "ansible.cfg"),
         "ANSIBLE_FORCE_COLOR": "0",
-        **credential.env,
     }
+    for injected in credentials:
+        job_env.update(injected.env)
     runner = ansible_runner.run(
         private_data_dir=str(private_data_dir),
         project_dir=str(REPO_ROOT),
         playbook=playbook,
         inventory=str(private_data_dir / "inventory" / "hosts.yml"),
         extravars=extra_vars,
-        cmdline=f"-e @{credential.extra_vars_file}",
+        cmdline=" ".join(f"-e @{injected.extra_vars_file}" for injected in credentials),
         envvars=job_env,
         quiet=True,
         timeout=timeout,
+        verbosity=verbosity or None,
     )
     stdout = runner.stdout.read() if runner.stdout else ""
     return RunnerJob(status=runner.status, rc=runner.rc, stdout=stdout, events=list(runner.events))

@@ -1,18 +1,25 @@
-"""The AWX job of site.yml, run through ansible-runner as AWX runs it, against the local stack.
+"""The AWX jobs, run through ansible-runner as AWX runs them, against the local stack.
 
-The credential is the collection's own credential type (awx/credential_types.yml) holding the merged
-kubeconfig the kubeconfig step writes (one context per cluster, named after its inventory host); its
-injectors are rendered as AWX renders them (tests/integration/awx_support.py): one 0600 file in the
-job's private data directory, K8S_AUTH_KUBECONFIG naming it, the extra var federation_awx_kubeconfig
-that the AWX inventory wiring (inventories/awx/group_vars/all/awx.yml) turns into every host's
-cluster_kubeconfig. The job's extra vars are those of a launch that changes nothing: the job template's
-and every survey question's default (awx/job_templates.yml), so the surveys' types meet the roles.
+The credentials are the collection's own credential types (awx/credential_types.yml): the merged
+kubeconfig the kubeconfig step writes (one context per cluster, named after its inventory host), and, on
+the templates that carry it, a Huawei Cloud access key (a dummy pair: the stack's members use the
+`existing` virtual-kubelet provider, which never calls Huawei). Their injectors are rendered as AWX renders
+them (tests/integration/awx_support.py): one 0600 file in the job's private data directory,
+K8S_AUTH_KUBECONFIG naming it, the extra var federation_awx_kubeconfig that the AWX inventory wiring
+(inventories/awx/group_vars/all/awx.yml) turns into every host's cluster_kubeconfig; the access key as
+HUAWEICLOUD_SDK_AK/SK and the virtual_kubelet role's variables. The job's extra vars are those of a launch
+that changes nothing: the job template's and the defaults of the survey questions that have one
+(awx/job_templates.yml; the optional questions have none, and AWX sends nothing for them), so the surveys'
+types meet the roles. The templates' playbooks (awx/playbooks/) import the collection's by FQCN.
 
-Two jobs, each with its own private data directory and injected file as AWX gives every job: the site
-job converges whatever state the stack is in; then the drift job (what the AWX schedule launches) on
-the converged federation succeeds, changes no cluster (it evaluates every step in check mode: the
-site job's idempotence through AWX) and publishes a clean report as the job's artifacts. Counts come
-from the runner's playbook_on_stats event only.
+Jobs, each with its own private data directory and injected files as AWX gives every job: the site job
+converges whatever state the stack is in; then the drift job (what the AWX schedule launches) on the
+converged federation succeeds, changes no cluster (it evaluates every step in check mode: the site job's
+idempotence through AWX) and publishes a clean report and drift_outcome=clean as the job's artifacts; the
+preflight job (the drift workflow's first node) passes on it, at -vvv without printing a secret, and fails
+with a member cloud lost and not evacuated (tests.stack lose). ansible-runner cannot run the workflow's
+graph: tests/unit/awx checks it, and what the verdict node makes of drift.yml's outcome. Counts come from
+the runner's playbook_on_stats event only.
 """
 
 from __future__ import annotations
@@ -25,6 +32,7 @@ import pytest
 import yaml
 
 from tests.integration.awx_support import (
+    HUAWEI_CREDENTIAL_TYPE,
     RunnerJob,
     awx_inventory,
     credential_type,
@@ -33,10 +41,16 @@ from tests.integration.awx_support import (
     launch_extra_vars,
     run_job,
 )
+from tests.integration.conftest import stack_cli, wait_for
+from tests.integration.failover_support import binding_split, karmada_ready, ready
 from tests.integration.playbook_runner import PlaybookRecordError, run_playbook, stack_inventory
+from tests.integration.secret_scan import assert_no_secret_printed, stack_secrets
 
 SITE_TEMPLATE = "multicloud.federation site"
 DRIFT_TEMPLATE = "multicloud.federation drift"
+PREFLIGHT_TEMPLATE = "multicloud.federation preflight"
+# A dummy pair: nothing on the stack calls Huawei Cloud; the secret must still never be printed.
+HUAWEI_KEYS = {"access_key": "AKDUMMYSTACK0000000001", "secret_key": "SKdummy-stack-secret-7f3a9c21e4b85d06"}
 
 
 def digest(path: Path) -> str:
@@ -53,13 +67,18 @@ def merged_kubeconfig(stack, tmp_path_factory) -> str:
 
 
 def launch(template_name: str, inventory: dict, merged_kubeconfig: str, private_data_dir: Path, env: dict,
-           **extra_vars):
-    """A job of the template as AWX launches it: its own private data directory and injected credential."""
+           verbosity: int = 0, **extra_vars):
+    """A job of the template as AWX launches it: its own private data directory and injected credentials
+    (the kubeconfig one is returned, with its file's digest before the job)."""
     template = job_template(template_name)
     credential = inject_credential(credential_type(), {"kubeconfig": merged_kubeconfig}, private_data_dir)
+    credentials = [credential]
+    if len(template["credentials"]) > 1:
+        assert template["credentials"][1] == HUAWEI_CREDENTIAL_TYPE, template["credentials"]
+        credentials.append(inject_credential(credential_type(HUAWEI_CREDENTIAL_TYPE), HUAWEI_KEYS, private_data_dir))
     before = digest(credential.files["template.kubeconfig"])
-    job = run_job(template["playbook"], inventory, credential, {**launch_extra_vars(template), **extra_vars},
-                  private_data_dir, env=env)
+    job = run_job(template["playbook"], inventory, credentials, {**launch_extra_vars(template), **extra_vars},
+                  private_data_dir, env=env, verbosity=verbosity)
     return job, credential, before
 
 
@@ -131,6 +150,8 @@ def test_drift_job_on_the_converged_federation_is_clean_and_changes_nothing(site
     published = job.stats["artifact_data"]["drift_evaluate"]
     assert published["clean"] and published["rows"] == [] and published["failures"] == [], published
     assert published["phase"] == "evaluate" and published["clusters"] == {}, published
+    # What the drift workflow's verdict would read, had the check failed.
+    assert job.stats["artifact_data"]["drift_outcome"] == "clean", job.describe()
     assert (private_data_dir / "reports" / "drift-evaluate.md").is_file()
 
 
@@ -140,9 +161,47 @@ def test_no_secret_of_the_credential_in_the_job_output(merged_kubeconfig, site_j
     secrets = [user["user"][key] for user in merged["users"] for key in ("client-key-data", "token")
                if user["user"].get(key)]
     assert secrets
+    secrets.append(HUAWEI_KEYS["secret_key"])
     for job, _credential, _before in jobs:
         text = job.stdout + "".join(str(event) for event in job.events)
         assert not [secret[:12] for secret in secrets if secret in text]
+
+
+def lease_holder(stack) -> str | None:
+    lease = stack.karmada().get("lease", "multicloud-federation-run", "-n", "kube-system")
+    return lease.get("spec", {}).get("holderIdentity")
+
+
+def test_preflight_job_passes_on_the_converged_federation_and_leaves_the_lock_free(stack, site_job, drift_job,
+                                                                                    merged_kubeconfig, tmp_path):
+    inventory, _site = site_job
+    job, _credential, _before = launch(PREFLIGHT_TEMPLATE, inventory, merged_kubeconfig, tmp_path, stack.env,
+                                       verbosity=3)
+    assert job.status == "successful" and job.rc == 0, job.describe()
+    assert job.failed_hosts() == [], job.describe()
+    assert_no_secret_printed(job, stack_secrets(stack), "preflight.yml -vvv through ansible-runner")
+    assert not lease_holder(stack)
+
+
+def test_preflight_job_fails_with_a_member_lost_and_not_evacuated(stack, site_job, drift_job, merged_kubeconfig,
+                                                                   tmp_path):
+    inventory, _site = site_job
+    split, running = binding_split(stack), ready(stack, "test-ucs")
+    stack_cli("lose", "test-ucs")
+    try:
+        wait_for(lambda: karmada_ready(stack, "test-ucs") != "True", "Karmada to see test-ucs not Ready", timeout=180)
+        job, _credential, _before = launch(PREFLIGHT_TEMPLATE, inventory, merged_kubeconfig, tmp_path, stack.env)
+        assert job.status == "failed" and job.rc != 0, job.describe()
+        # The lost member's own API, and the control plane's view of it.
+        assert "test-ucs" in job.failed_hosts(), job.describe()
+        assert "test-ucs" in job.messages(), job.describe()
+        assert not lease_holder(stack)
+    finally:
+        stack_cli("restore", "test-ucs")
+        wait_for(lambda: karmada_ready(stack, "test-ucs") == "True", "Karmada to see test-ucs Ready", timeout=240)
+        wait_for(lambda: ready(stack, "test-ucs") == running, f"test-ucs running its {running} again", timeout=300)
+    # Nothing evacuated it: the split is the converged one.
+    assert binding_split(stack) == split
 
 
 def test_a_job_without_a_stats_event_has_no_recap():

@@ -8,7 +8,8 @@ test_united_deployment.py; member_join.yml joining a member, its new tokens incl
 test_member_join.py; rebalance.yml in test_united_deployment.py; federalize.yml, migrate.yml and
 distribute.yml in test_runbook_federalization.py on both engines (the runbook's application with
 its Secret); drift.yml's evaluation and remediation in test_drift.py on both engines (an adopted
-application with a Secret on each). test_every_playbook_is_scanned holds that list to the
+application with a Secret on each); preflight.yml through ansible-runner, as the AWX job runs it, in
+test_awx_runner.py. test_every_playbook_is_scanned holds that list to the
 playbooks there are, and to the tests' sources.
 
 A failure names where the secret comes from and the task that printed it, never the secret.
@@ -35,6 +36,7 @@ SCANNED_IN = {
     "distribute.yml": "test_runbook_federalization.py",
     "drift.yml": "test_drift.py",
     "failover.yml": "test_failover.py",
+    "preflight.yml": "test_awx_runner.py",
 }
 
 

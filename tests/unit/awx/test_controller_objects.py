@@ -2,9 +2,13 @@
 # Copyright: multicloud.federation contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """The AWX objects of awx/ fit together: every name an object refers to is defined, the credential
-type's injected file is the file the AWX inventory names, and the workflow is check -> approval -> remediate.
+type's injected file is the file the AWX inventory names, the cloud keys come from a credential, the
+execution environment carries the collection's version, and the drift workflow is preflight -> check ->
+verdict -> approval -> remediate, where a failed preflight ends the workflow and only a check that found
+drift reaches the approval.
 
-tests/integration/test_awx_runner.py runs the site job with these definitions against the local stack.
+tests/integration/test_awx_runner.py runs the site, drift and preflight jobs with these definitions against
+the local stack (ansible-runner cannot run a workflow graph: the graph is checked here).
 """
 
 from __future__ import absolute_import, division, print_function
@@ -42,6 +46,11 @@ def names(kind):
     return {entry["name"] for entry in objects()[kind]}
 
 
+def named(kind, name):
+    (found,) = [entry for entry in objects()[kind] if entry["name"] == name]
+    return found
+
+
 def test_every_reference_is_defined():
     found = objects()
     for template in found["controller_templates"]:
@@ -49,7 +58,7 @@ def test_every_reference_is_defined():
         assert template["inventory"] in names("controller_inventories")
         assert set(template["credentials"]) <= names("controller_credentials")
         assert template["execution_environment"] in names("controller_execution_environments")
-        assert (ROOT / template["playbook"]).exists() or template["playbook"] == "playbooks/drift.yml"
+        assert (ROOT / template["playbook"]).is_file()
     for credential in found["controller_credentials"]:
         assert credential["credential_type"] in names("controller_credential_types")
     for source in found["controller_inventory_sources"]:
@@ -60,6 +69,8 @@ def test_every_reference_is_defined():
         for node in workflow["simplified_workflow_nodes"]:
             if "unified_job_template" in node:
                 assert node["unified_job_template"] in names("controller_templates")
+        for key in ("notification_templates_error", "notification_templates_approvals"):
+            assert set(workflow[key]) <= names("controller_notifications")
     for schedule in found["controller_schedules"]:
         assert schedule["unified_job_template"] in names("controller_workflows") | names("controller_templates")
     for project in found["controller_projects"]:
@@ -67,7 +78,7 @@ def test_every_reference_is_defined():
 
 
 def test_credential_type_injects_one_file_the_inventory_names():
-    (credential_type,) = objects()["controller_credential_types"]
+    credential_type = named("controller_credential_types", "multicloud.federation fleet kubeconfig")
     (field,) = credential_type["inputs"]["fields"]
     assert field == {**field, "id": "kubeconfig", "type": "string", "secret": True, "multiline": True}
     assert credential_type["inputs"]["required"] == ["kubeconfig"]
@@ -98,13 +109,81 @@ def test_awx_inventory_hosts_leave_the_kubeconfig_to_the_credential():
             assert host_vars["cluster_access"] in ("internal", "external", "federation")
 
 
-def test_drift_workflow_is_check_then_approval_then_remediate():
+def test_the_huawei_cloud_access_key_is_a_credential():
+    credential_type = named("controller_credential_types", "multicloud.federation Huawei Cloud access key")
+    fields = {field["id"]: field for field in credential_type["inputs"]["fields"]}
+    assert set(fields) == {"access_key", "secret_key"} and fields["secret_key"]["secret"] is True
+    assert credential_type["inputs"]["required"] == ["access_key", "secret_key"]
+    injectors = credential_type["injectors"]
+    # What Huawei's SDK reads, and the virtual_kubelet role's own variables, which the role reads today.
+    assert injectors["env"] == {"HUAWEICLOUD_SDK_AK": "{{ access_key }}", "HUAWEICLOUD_SDK_SK": "{{ secret_key }}"}
+    assert injectors["extra_vars"] == {"virtual_kubelet_cce_access_key": "{{ access_key }}",
+                                       "virtual_kubelet_cce_secret_key": "{{ secret_key }}"}
+    options = load("roles/virtual_kubelet/meta/argument_specs.yml")["argument_specs"]["main"]["options"]
+    assert set(injectors["extra_vars"]) <= set(options)
+    credential = named("controller_credentials", "multicloud.federation Huawei Cloud access key")
+    assert credential["credential_type"] == credential_type["name"]
+    # From a vault, as the kubeconfig is.
+    assert all(value.startswith("{{ federation_awx_") for value in credential["inputs"].values())
+
+
+def test_the_execution_environment_carries_the_collections_version():
+    """The templates run the collection's playbooks by FQCN from the EE, whose image is tagged with galaxy.yml's
+    version: playbooks, roles and modules are one version, whatever branch the project is on."""
+    version = load("galaxy.yml")["version"]
+    (environment,) = objects()["controller_execution_environments"]
+    assert environment["image"].rsplit(":", 1)[1] == version
+    for template in objects()["controller_templates"]:
+        assert template["playbook"].startswith("awx/playbooks/")
+        assert template["execution_environment"] == environment["name"]
+
+
+def edges(workflow):
+    """{(from, kind, to)} of the workflow's graph."""
+    found = set()
+    for node in workflow["simplified_workflow_nodes"]:
+        for kind in ("success_nodes", "failure_nodes", "always_nodes"):
+            for target in node.get(kind, []):
+                found.add((node["identifier"], kind, target))
+    return found
+
+
+def test_drift_workflow_ends_on_a_failed_preflight_and_approves_only_drift():
     (workflow,) = objects()["controller_workflows"]
     nodes = {node["identifier"]: node for node in workflow["simplified_workflow_nodes"]}
-    check, approve, remediate = nodes["check"], nodes["approve"], nodes["remediate"]
+    assert set(nodes) == {"preflight", "check", "verdict", "approve", "remediate"}
+    graph = edges(workflow)
+    assert graph == {
+        ("preflight", "success_nodes", "check"),
+        ("check", "failure_nodes", "verdict"),
+        ("verdict", "success_nodes", "approve"),
+        ("approve", "success_nodes", "remediate"),
+    }
+    # The preflight is the only root, and its failure leads nowhere: the workflow ends failed, which sends the
+    # workflow's error notification.
+    assert {target for _source, _kind, target in graph} == set(nodes) - {"preflight"}
+    assert not [edge for edge in graph if edge[0] == "preflight" and edge[1] != "success_nodes"]
+    assert workflow["notification_templates_error"] and workflow["notification_templates_approvals"]
+    notification = named("controller_notifications", workflow["notification_templates_error"][0])
+    assert notification["notification_type"] and notification["notification_configuration"]
+    # The approval is reached only through the drift check's failure, and only when the verdict passes it on.
+    assert [edge for edge in graph if edge[2] == "approve"] == [("verdict", "success_nodes", "approve")]
+    assert [edge for edge in graph if edge[2] == "verdict"] == [("check", "failure_nodes", "verdict")]
+    preflight, check, verdict = nodes["preflight"], nodes["check"], nodes["verdict"]
+    approve, remediate = nodes["approve"], nodes["remediate"]
+    assert preflight["unified_job_template"] == "multicloud.federation preflight"
+    assert named("controller_templates", "multicloud.federation preflight")["playbook"] == "awx/playbooks/preflight.yml"
     assert check["unified_job_template"] == remediate["unified_job_template"] == "multicloud.federation drift"
     assert check["extra_data"] == {"remediate": False} and remediate["extra_data"] == {"remediate": True}
-    # drift.yml fails when it finds drift: only then is there something to approve.
-    assert check["failure_nodes"] == ["approve"] and "success_nodes" not in check
-    assert approve["approval_node"]["timeout"] > 0 and approve["success_nodes"] == ["remediate"]
-    assert set(nodes) == {"check", "approve", "remediate"}
+    assert verdict["unified_job_template"] == "multicloud.federation drift verdict"
+    assert approve["approval_node"]["timeout"] > 0
+
+
+def test_the_verdict_passes_only_the_outcome_drift_yml_gives_for_drift():
+    """The verdict reads the stat drift.yml publishes last (drift_outcome): the same name, and only 'drift'."""
+    drift = load("playbooks/drift.yml")[0]
+    published = [task for task in drift["post_tasks"] if "ansible.builtin.set_stats" in task]
+    assert [list(task["ansible.builtin.set_stats"]["data"]) for task in published] == [["drift_outcome"]]
+    (play,) = load("awx/playbooks/drift_verdict.yml")
+    (task,) = play["tasks"]
+    assert task["ansible.builtin.assert"]["that"] == ["drift_outcome | default('') == 'drift'"]

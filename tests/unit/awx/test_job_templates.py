@@ -1,15 +1,29 @@
 # -*- coding: utf-8 -*-
 # Copyright: multicloud.federation contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""awx/job_templates.yml is generated from the roles' meta/argument_specs.yml; this test regenerates it.
+"""awx/job_templates.yml is generated from the job templates declared here; this test regenerates it.
 
-Each survey question is one role option: same variable name, its type, choices and default, its
-description. The roles a playbook runs are read from the playbook (site.yml's import_playbook chain,
-each play's ``roles:`` and ``include_role``/``import_role`` tasks). An option is left out of the survey
-only for one of the reasons in ``LEFT_OUT`` - the survey cannot carry it faithfully, or the inventory
-or the AWX credential owns it - and the generated file lists every left-out option with its reason.
+A survey asks only what changes from one launch to the next - a handful of questions, each with a human
+name and a plain-text description. Everything else a role takes is the inventory's (its group_vars, which
+the SCM inventory source brings along): the roles' options are not survey questions. The checks below hold
+each question to the role option it sets (type and choices, from the role's meta/argument_specs.yml).
 
-After changing a role's arguments or the job templates below, regenerate and commit the file:
+What AWX sends, which the questions are shaped for (ansible/awx, awx/main/models/mixins.py,
+SurveyJobTemplateMixin): ``_update_unified_job_kwargs`` adds a question's default to the job's extra vars
+only when the question has one (``if default is not None``), and ``_survey_element_validation`` checks only
+the answers that are present. So an optional question without a default adds nothing when a launch through
+the API leaves it out - awx CLI, awx.awx.job_launch, a schedule, a workflow node. AWX's web UI has sent an
+optional question left blank as "" (AWX 17, ansible/awx#9525) or as null (AWX 24.6.1, ansible/awx#16205;
+ansible/awx#16289 stops the API adding empty-string defaults), and leaves an empty multiselect out
+(awx/ui getSurveyValues). Hence:
+
+- an optional question has no default, and its variable is one its role reads the same unset, "" or null
+  (a text question), or a list (a multiselect, which the API refuses as anything but a list);
+- a boolean cannot be optional ("" and null fail the role's bool check): it is a required no/yes question
+  whose default is no, and only for a launch-only variable - a per-run decision no inventory sets - so the
+  default it always sends overrides nothing.
+
+After changing the job templates below, regenerate and commit the file:
 
     .venv/bin/python tests/unit/awx/test_job_templates.py --write
 """
@@ -21,92 +35,28 @@ __metaclass__ = type
 import functools
 import re
 import sys
-import textwrap
 from pathlib import Path
 
 import yaml
 
 ROOT = Path(__file__).resolve().parents[3]
 GENERATED = ROOT / "awx" / "job_templates.yml"
-ROLE_PREFIX = "multicloud.federation."
+WRAPPERS = "awx/playbooks"
+COLLECTION = "multicloud.federation"
+ROLE_PREFIX = COLLECTION + "."
 INCLUDE_ROLE = ("ansible.builtin.include_role", "ansible.builtin.import_role", "include_role", "import_role")
-
-# Why an option is not a survey question. AWX applies a question's default on every launch and, depending
-# on the AWX version, sends an unanswered optional question as "" or null: either way the answer is an
-# extra var, which beats every inventory and role variable.
-LEFT_OUT = {
-    "structured": "a list or dict: survey answers are scalars; give it in the job template's extra variables "
-                  "(YAML) or the inventory",
-    "boolean": "a bool: AWX surveys have no boolean type and a multiple-choice answer is the string 'true' or "
-               "'false', which the role would read as truthy; give it in the job template's extra variables "
-               "(YAML true/false) or the inventory",
-    "inventory": "its default comes from the inventory (a cluster_* host variable or a federation_* group "
-                 "variable); a survey answer, always sent, would replace that for every host",
-    "per_host": "it is set per host in the inventory; a survey answer would apply to every host",
-    "awx_credential": "the AWX credential owns it (inventories/awx/group_vars/all/awx.yml)",
-}
-# Options the AWX setup fixes: the injected kubeconfig is the credential's file, not the job's to write.
-AWX_OWNED = {"kubeconfig_merged_path"}
-PER_HOST = re.compile(r"\bset per (member )?host\b")
-SECRET_NAME = re.compile(r"(password|token|secret_key|access_key)$")
-SURVEY_TYPES = {"str": "text", "int": "integer", "float": "float"}
 
 ORGANIZATION = "Default"
 PROJECT = "multicloud.federation"
 INVENTORY = "multicloud.federation fleet"
-CREDENTIAL = "multicloud.federation fleet kubeconfig"
+KUBECONFIG_CREDENTIAL = "multicloud.federation fleet kubeconfig"
+HUAWEI_CREDENTIAL = "multicloud.federation Huawei Cloud access key"
 EXECUTION_ENVIRONMENT = "multicloud.federation"
 
-# (job template name, playbook, whose roles the survey asks for, the job template's own settings)
-JOB_TEMPLATES = [
-    ("multicloud.federation site", "site.yml", "site.yml", {
-        "description": "The whole runbook (site.yml). Launch with job type check and diff mode to see what would "
-                       "change; limit to a cluster to run its steps only.",
-        "job_type": "run",
-        "ask_job_type_on_launch": True,
-        "diff_mode": False,
-        "ask_diff_mode_on_launch": True,
-        "ask_limit_on_launch": True,
-        "ask_tags_on_launch": True,
-        "ask_skip_tags_on_launch": True,
-        "ask_variables_on_launch": True,
-        "extra_vars": {},
-    }),
-    # drift.yml evaluates the desired state site.yml converges to, so it takes the same role inputs.
-    ("multicloud.federation drift", "playbooks/drift.yml", "site.yml", {
-        "description": "Drift report of the whole desired state (playbooks/drift.yml); fails when drift is "
-                       "found. With remediate=true it repairs the drift and evaluates again.",
-        "job_type": "run",
-        "ask_job_type_on_launch": False,
-        "ask_limit_on_launch": True,
-        "ask_variables_on_launch": True,
-        "extra_vars": {"remediate": False},
-    }),
-    # Disaster recovery: a pass every few minutes from a schedule (awx/controller.yml); a drill on demand
-    # with failover_drill and failover_drill_confirm in the launch's extra variables.
-    ("multicloud.federation failover", "playbooks/failover.yml", "playbooks/failover.yml", {
-        "description": "Disaster recovery (playbooks/failover.yml): evacuates a member cloud the control plane "
-                       "has seen not Ready for failover_grace_seconds and fails it back once Ready for "
-                       "failover_restore_seconds. Scheduled every 2 minutes; a drill: extra variables "
-                       "failover_drill=<member> and failover_drill_confirm=true.",
-        "job_type": "run",
-        "ask_job_type_on_launch": True,
-        "ask_limit_on_launch": False,
-        "ask_variables_on_launch": True,
-        "extra_vars": {},
-    }),
-]
-
-HEADER = """\
-# GENERATED by tests/unit/awx/test_job_templates.py from the roles' meta/argument_specs.yml - do not edit.
-# Regenerate: .venv/bin/python tests/unit/awx/test_job_templates.py --write
-#
-# AWX/AAP job templates in the data model of redhat-cop's infra.aap_configuration (controller_templates:
-# the fields of /api/v2/job_templates/ objects, related objects by name; survey_spec is the body of the
-# template's survey_spec/ endpoint).
-# Every survey question is one role option (same variable, type, choices, default). Options that are not
-# questions are listed at the end of the file with the reason.
-"""
+# Per-run decisions that no inventory sets: the only questions that may carry a default.
+LAUNCH_ONLY = {"run_lock_break", "failover_drill_confirm"}
+MAX_QUESTIONS = 6
+NO_YES = ["no", "yes"]
 
 
 @functools.lru_cache(maxsize=None)
@@ -115,6 +65,213 @@ def load_yaml(path):
     with open(str(path)) as stream:
         return yaml.load(stream, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
 
+
+def drift_steps():
+    """The step names the drift role takes in drift_steps, in its order."""
+    steps = load_yaml(ROOT / "roles" / "drift" / "vars" / "main.yml")["__drift_runbook_steps"]
+    return [step["step"] for step in steps] + ["applications"]
+
+
+TAKE_OVER_LOCK = {
+    "variable": "run_lock_break",
+    "question_name": "Take over a lock left by a cut-off run?",
+    "question_description": "Answer yes only when no other job of this federation is running. A job that was "
+                            "cancelled or killed keeps the federation's run lock until it expires (15 minutes "
+                            "after its last renewal by default); yes takes it over now.",
+    "type": "multiplechoice",
+    "choices": NO_YES,
+    "required": True,
+    "default": "no",
+}
+
+STEPS_TO_EVALUATE = {
+    "variable": "drift_steps",
+    "question_name": "Steps to evaluate",
+    "question_description": "Leave empty to evaluate every step the federation's engine runs, as the schedule "
+                            "does; pick steps to evaluate only those.",
+    "type": "multiselect",
+    "choices": drift_steps(),
+    "required": False,
+}
+
+MEMBER_TO_DRILL = {
+    "variable": "failover_drill",
+    "question_name": "Member cloud to drill",
+    "question_description": "The inventory name of a healthy member cloud to evacuate on purpose and fail back "
+                            "at once, measuring the recovery time. Leave empty for the normal pass the "
+                            "schedule runs.",
+    "type": "text",
+    "required": False,
+}
+
+CONFIRM_DRILL = {
+    "variable": "failover_drill_confirm",
+    "question_name": "Confirm the drill?",
+    "question_description": "A drill replaces the drilled member's pods. Answer yes to run it; without a member "
+                            "named above this answer changes nothing.",
+    "type": "multiplechoice",
+    "choices": NO_YES,
+    "required": True,
+    "default": "no",
+}
+
+# name, the collection's playbook the template runs (None: the AWX-only playbook in awx/playbooks/),
+# credentials, survey questions, the template's own settings.
+JOB_TEMPLATES = [
+    {
+        "name": "multicloud.federation site",
+        "playbook": "site",
+        "credentials": [KUBECONFIG_CREDENTIAL, HUAWEI_CREDENTIAL],
+        "survey": [TAKE_OVER_LOCK],
+        "settings": {
+            "description": "The whole runbook (site.yml) to the state the inventory describes. Launch with job type "
+                           "check and diff mode to see what would change, with a limit for some clusters, with "
+                           "tags for some steps.",
+            "job_type": "run",
+            "ask_job_type_on_launch": True,
+            "diff_mode": False,
+            "ask_diff_mode_on_launch": True,
+            "ask_limit_on_launch": True,
+            "ask_tags_on_launch": True,
+            "ask_skip_tags_on_launch": True,
+            "ask_verbosity_on_launch": True,
+            "ask_variables_on_launch": True,
+            "extra_vars": {},
+        },
+    },
+    # drift.yml evaluates the desired state site.yml converges to, from the same inventory.
+    {
+        "name": "multicloud.federation drift",
+        "playbook": "drift",
+        "credentials": [KUBECONFIG_CREDENTIAL, HUAWEI_CREDENTIAL],
+        "survey": [STEPS_TO_EVALUATE, TAKE_OVER_LOCK],
+        "settings": {
+            "description": "Drift report of the whole desired state (drift.yml), on the job's artifacts; fails when "
+                           "drift is found. Repairs go through the drift workflow's approval, which launches it "
+                           "with remediate=true.",
+            "job_type": "run",
+            "ask_job_type_on_launch": False,
+            "ask_limit_on_launch": True,
+            "ask_verbosity_on_launch": True,
+            "ask_variables_on_launch": True,
+            "extra_vars": {"remediate": False},
+        },
+    },
+    # Disaster recovery: a pass every few minutes from a schedule (awx/controller.yml); a drill on demand.
+    {
+        "name": "multicloud.federation failover",
+        "playbook": "failover",
+        "credentials": [KUBECONFIG_CREDENTIAL],
+        "survey": [MEMBER_TO_DRILL, CONFIRM_DRILL],
+        "settings": {
+            "description": "Disaster recovery (failover.yml): evacuates a member cloud the control plane has seen "
+                           "not Ready for failover_grace_seconds and fails it back once Ready for "
+                           "failover_restore_seconds. Scheduled every 2 minutes; launched by hand, it can drill "
+                           "one member.",
+            "job_type": "run",
+            "ask_job_type_on_launch": True,
+            "ask_limit_on_launch": False,
+            "ask_variables_on_launch": True,
+            "extra_vars": {},
+        },
+    },
+    # The drift workflow's first node: its failure ends the workflow before anything is approved.
+    {
+        "name": "multicloud.federation preflight",
+        "playbook": "preflight",
+        "credentials": [KUBECONFIG_CREDENTIAL],
+        "survey": [],
+        "settings": {
+            "description": "Whether the federation can be evaluated or changed now (preflight.yml): the run lock is "
+                           "free, every cluster answers, the control plane lists every member Ready or evacuated. "
+                           "Changes nothing.",
+            "job_type": "run",
+            "ask_limit_on_launch": True,
+            "ask_variables_on_launch": False,
+            "extra_vars": {},
+        },
+    },
+    # The drift workflow's node after a failed check: passes only drift on to the approval. No cluster is reached.
+    {
+        "name": "multicloud.federation drift verdict",
+        "playbook": None,
+        "credentials": [],
+        "survey": [],
+        "settings": {
+            "description": "In the drift workflow, after a failed drift check: passes when the check found drift and "
+                           "every step ran (its artifact drift_outcome), fails otherwise.",
+            "job_type": "run",
+            "ask_variables_on_launch": False,
+            "extra_vars": {},
+        },
+    },
+]
+
+HEADER = """\
+# GENERATED by tests/unit/awx/test_job_templates.py - do not edit.
+# Regenerate: .venv/bin/python tests/unit/awx/test_job_templates.py --write
+#
+# AWX/AAP job templates in the data model of redhat-cop's infra.aap_configuration (controller_templates:
+# the fields of /api/v2/job_templates/ objects, related objects by name; survey_spec is the body of the
+# template's survey_spec/ endpoint).
+# Each template runs a playbook of awx/playbooks/, which imports the collection's playbook by its FQCN from
+# the execution environment. A survey asks only what changes per launch; the roles' options are the
+# inventory's (its group_vars). An optional question has no default, so AWX sends nothing for it when it is
+# left empty; only a per-run yes/no that no inventory sets has a default (no).
+"""
+
+FOOTER = """
+# Not survey questions: every role option (set it in the inventory's group_vars, e.g.
+# inventories/awx/group_vars/all/, which the SCM inventory source brings), the cloud access keys (the
+# credential "multicloud.federation Huawei Cloud access key"), the kubeconfig (the credential
+# "multicloud.federation fleet kubeconfig"). A one-off value goes in the launch's extra variables.
+"""
+
+
+def wrapper(template):
+    """The template's playbook, a path in the project."""
+    return "%s/%s.yml" % (WRAPPERS, template["playbook"] or "drift_verdict")
+
+
+def job_templates():
+    """The controller_templates data."""
+    templates = []
+    for declared in JOB_TEMPLATES:
+        template = {
+            "name": declared["name"],
+            "organization": ORGANIZATION,
+            "project": PROJECT,
+            "playbook": wrapper(declared),
+            "inventory": INVENTORY,
+            "credentials": list(declared["credentials"]),
+            "execution_environment": EXECUTION_ENVIRONMENT,
+        }
+        template.update(declared["settings"])
+        template["survey_enabled"] = bool(declared["survey"])
+        if declared["survey"]:
+            template["survey_spec"] = {"name": declared["name"], "description": "What changes per launch.",
+                                       "spec": [dict(question) for question in declared["survey"]]}
+        templates.append(template)
+    return {"controller_templates": templates}
+
+
+class _IndentedDumper(yaml.SafeDumper):
+    """Indents lists under their key, as yamllint (ansible-lint's yaml rule) wants them."""
+
+    def increase_indent(self, flow=False, indentless=False):
+        return super(_IndentedDumper, self).increase_indent(flow, False)
+
+    def ignore_aliases(self, data):
+        """Every template spells its questions out (no YAML anchors)."""
+        return True
+
+
+def render():
+    body = yaml.dump(job_templates(), Dumper=_IndentedDumper, sort_keys=False, width=110, allow_unicode=True)
+    return HEADER + "---\n" + body + FOOTER
+
+
+# --- reading the playbooks and the roles ------------------------------------------------------------------
 
 def playbook_roles(playbook, seen=None):
     """[(role, entry point)] in the order the playbook (and the playbooks it imports) runs them."""
@@ -145,136 +302,63 @@ def _tasks(play):
 
 def _add_role(seen, name, entry_point):
     role = (name[len(ROLE_PREFIX):] if name.startswith(ROLE_PREFIX) else name, entry_point)
-    # An entry point without argument specs reads its main entry point's variables (site.yml's first
-    # play runs united_deployment's check before any step): it asks nothing main does not.
     specs = load_yaml(ROOT / "roles" / role[0] / "meta" / "argument_specs.yml")["argument_specs"]
     if role not in seen and entry_point in specs:
         seen.append(role)
 
 
-def role_options(role, entry_point):
-    """(option name, argument spec, the role default's value or None) of the role's entry point."""
-    specs = load_yaml(ROOT / "roles" / role / "meta" / "argument_specs.yml")["argument_specs"][entry_point]
-    defaults_file = ROOT / "roles" / role / "defaults" / "main.yml"
-    defaults = (load_yaml(defaults_file) or {}) if defaults_file.exists() else {}
-    for name, spec in (specs.get("options") or {}).items():
-        yield name, spec, defaults.get(name)
+def role_options(playbook):
+    """{option: argument spec} of every role entry point the playbook runs."""
+    options = {}
+    for role, entry_point in playbook_roles(playbook):
+        specs = load_yaml(ROOT / "roles" / role / "meta" / "argument_specs.yml")["argument_specs"][entry_point]
+        options.update(specs.get("options") or {})
+    return options
 
 
-def is_template(value):
-    return isinstance(value, str) and ("{{" in value or "{%" in value)
+def inventory_variables():
+    """Every variable name any inventory of the repository sets (host, group and group_vars variables)."""
+    names = set()
+
+    def walk(group):
+        names.update((group.get("vars") or {}).keys())
+        for host_vars in (group.get("hosts") or {}).values():
+            names.update((host_vars or {}).keys())
+        for child in (group.get("children") or {}).values():
+            walk(child or {})
+
+    for path in (ROOT / "inventories").rglob("*.yml"):
+        data = load_yaml(path) or {}
+        if "group_vars" in path.parts or "host_vars" in path.parts:
+            names.update(data.keys())
+        elif "all" in data:
+            walk(data["all"])
+    return names
 
 
-def left_out_reason(name, spec, role_default):
-    option_type = spec.get("type", "str")
-    if option_type in ("list", "dict", "raw", "path", "jsonarg", "json"):
-        return "structured"
-    if option_type == "bool":
-        return "boolean"
-    if is_template(role_default):
-        return "inventory"
-    if PER_HOST.search(str(spec.get("description", ""))):
-        return "per_host"
-    if name in AWX_OWNED:
-        return "awx_credential"
-    return None
+def templates_by_name():
+    return {template["name"]: template for template in job_templates()["controller_templates"]}
 
 
-def question(name, spec):
-    """The survey question for one argument spec option."""
-    default = spec.get("default")
-    description = spec.get("description", "")
-    if isinstance(description, list):
-        description = " ".join(description)
-    if spec.get("no_log") or SECRET_NAME.search(name):
-        survey_type = "password"
-    elif spec.get("choices"):
-        survey_type = "multiplechoice"
-    else:
-        survey_type = SURVEY_TYPES[spec.get("type", "str")]
-    item = {
-        "variable": name,
-        "question_name": name,
-        "question_description": description,
-        "type": survey_type,
-        # An empty default cannot be a required answer; every other question has its default filled in.
-        "required": default not in (None, ""),
-    }
-    if spec.get("choices"):
-        item["choices"] = [str(choice) for choice in spec["choices"]]
-    if default is not None:
-        item["default"] = default
-    return item
+def questions():
+    """(template, question) of every survey question."""
+    for template in job_templates()["controller_templates"]:
+        for question in template.get("survey_spec", {}).get("spec", []):
+            yield template, question
 
 
-def survey(playbook_for_roles, title):
-    spec, left_out = [], {}
-    for role, entry_point in playbook_roles(playbook_for_roles):
-        for name, option_spec, role_default in role_options(role, entry_point):
-            reason = left_out_reason(name, option_spec, role_default)
-            if reason:
-                left_out[name] = reason
-            else:
-                spec.append(question(name, option_spec))
-    return {"name": title, "description": "One question per role option (meta/argument_specs.yml).",
-            "spec": spec}, left_out
-
-
-def job_templates():
-    """(the controller_templates data, {template name: {left-out option: reason key}})."""
-    templates, left_out_by_template = [], {}
-    for name, playbook, roles_from, settings in JOB_TEMPLATES:
-        survey_spec, left_out = survey(roles_from, name)
-        template = {
-            "name": name,
-            "organization": ORGANIZATION,
-            "project": PROJECT,
-            "playbook": playbook,
-            "inventory": INVENTORY,
-            "credentials": [CREDENTIAL],
-            "execution_environment": EXECUTION_ENVIRONMENT,
-        }
-        template.update(settings)
-        template["survey_enabled"] = True
-        template["survey_spec"] = survey_spec
-        templates.append(template)
-        left_out_by_template[name] = left_out
-    return {"controller_templates": templates}, left_out_by_template
-
-
-class _IndentedDumper(yaml.SafeDumper):
-    """Indents lists under their key, as yamllint (ansible-lint's yaml rule) wants them."""
-
-    def increase_indent(self, flow=False, indentless=False):
-        return super(_IndentedDumper, self).increase_indent(flow, False)
-
-
-def _comment(text, indent):
-    return textwrap.wrap(text, width=110, initial_indent="#" + " " * indent,
-                         subsequent_indent="#" + " " * (indent + 4), break_on_hyphens=False)
-
-
-def render():
-    data, left_out_by_template = job_templates()
-    lines = ["", "# Role options that are not survey questions, and why:"]
-    for reason, text in LEFT_OUT.items():
-        lines += _comment("%s: %s" % (reason, text), 3)
-    for name, left_out in left_out_by_template.items():
-        lines.append("# %s:" % name)
-        for reason in LEFT_OUT:
-            options = sorted(option for option, why in left_out.items() if why == reason)
-            if options:
-                lines += _comment("%s: %s" % (reason, ", ".join(options)), 3)
-    text = "\n".join(lines) + "\n"
-    body = yaml.dump(data, Dumper=_IndentedDumper, sort_keys=False, width=110, allow_unicode=True)
-    return HEADER + "---\n" + body + text
+# AWX lists a project's playbooks by this line (awx/main/utils/ansible.py, could_be_playbook).
+AWX_PLAYBOOK_LINE = re.compile(r"^\s*?-?\s*?(?:hosts|include|import_playbook):\s*?.*?$")
+# Documentation markup of ansible-doc (C(), O(), V(), I(), B(), M(), P(), RV(), E(), L(), U()).
+MARKUP = re.compile(r"\b(?:C|O|V|I|B|M|P|RV|E|L|U)\(")
+CLOUD_KEY = re.compile(r"(access_key|secret_key|secret|token|password|_ak$|_sk$)")
 
 
 # --- the checks ------------------------------------------------------------------------------------------
 
 def test_generated_file_is_current():
     assert GENERATED.read_text() == render(), (
-        "awx/job_templates.yml does not match the roles' argument specs: run "
+        "awx/job_templates.yml does not match tests/unit/awx/test_job_templates.py: run "
         ".venv/bin/python tests/unit/awx/test_job_templates.py --write and commit the result")
 
 
@@ -286,61 +370,98 @@ def test_site_roles_are_read_from_the_playbooks():
     assert "federation_webhooks" in roles and "kruise_control_plane" in roles
 
 
-def test_every_option_is_a_question_or_left_out_with_a_reason():
-    data, left_out_by_template = job_templates()
-    for template in data["controller_templates"]:
-        asked = [item["variable"] for item in template["survey_spec"]["spec"]]
-        left_out = left_out_by_template[template["name"]]
-        source = next(roles_from for name, _playbook, roles_from, _settings in JOB_TEMPLATES if name == template["name"])
-        options = [name for role, entry in playbook_roles(source) for name, _s, _d in role_options(role, entry)]
-        assert sorted(asked + list(left_out)) == sorted(options)
-        assert not set(asked) & set(left_out)
-        assert len(asked) == len(set(asked))
-        assert set(left_out.values()) <= set(LEFT_OUT)
+def test_templates_run_the_collections_playbooks_from_the_execution_environment():
+    """Each template's playbook is a project file AWX lists, importing the collection's playbook by its FQCN:
+    the playbook, its roles and its modules are the execution environment's collection version."""
+    for declared in JOB_TEMPLATES:
+        path = ROOT / wrapper(declared)
+        text = path.read_text()
+        assert any(AWX_PLAYBOOK_LINE.match(line) for line in text.splitlines()), "AWX would not list %s" % path
+        plays = load_yaml(path)
+        if declared["playbook"] is None:
+            (play,) = plays
+            assert play["hosts"] == "localhost"
+            continue
+        assert plays == [{"name": "The collection's %s.yml" % declared["playbook"],
+                          "import_playbook": "%s.%s" % (COLLECTION, declared["playbook"])}]
+        assert (ROOT / "playbooks" / ("%s.yml" % declared["playbook"])).is_file()
 
 
-def test_questions_match_their_argument_specs():
-    specs = {name: (spec, default) for role, entry in playbook_roles("site.yml")
-             for name, spec, default in role_options(role, entry)}
-    items = job_templates()[0]["controller_templates"][0]["survey_spec"]["spec"]
-    assert len(items) >= 30
-    for item in items:
-        spec, role_default = specs[item["variable"]]
-        assert item["question_name"] == item["variable"]
-        assert item["type"] in ("text", "integer", "float", "multiplechoice", "password")
-        if spec.get("choices"):
-            assert item["type"] == "multiplechoice" and item["choices"] == [str(c) for c in spec["choices"]]
-            # AWX refuses a survey whose default is not one of the choices.
-            assert item["default"] in item["choices"], item["variable"]
-        if item["type"] == "integer":
-            assert spec["type"] == "int"
-        # The question's default is the argument spec's, which must be the role's own default.
-        assert item.get("default") == spec.get("default") == role_default, item["variable"]
-        assert item["required"] == (spec.get("default") not in (None, ""))
+def test_surveys_ask_a_handful_of_questions_in_plain_words():
+    for template in job_templates()["controller_templates"]:
+        spec = template.get("survey_spec", {}).get("spec", [])
+        assert len(spec) <= MAX_QUESTIONS, template["name"]
+        assert template["survey_enabled"] is bool(spec)
+        variables = [question["variable"] for question in spec]
+        assert len(variables) == len(set(variables))
+    for template, question in questions():
+        name, description = question["question_name"], question["question_description"]
+        # A human name, not the variable's.
+        assert name != question["variable"] and " " in name and name[0].isupper(), name
+        assert "_" not in name, name
+        assert not MARKUP.search(description) and not MARKUP.search(name), (template["name"], question["variable"])
+        assert description.endswith(".") and len(description) <= 400, question["variable"]
 
 
-def test_survey_kinds_on_known_options():
-    data, left_out_by_template = job_templates()
-    items = {item["variable"]: item for item in data["controller_templates"][0]["survey_spec"]["spec"]}
-    left_out = {option: LEFT_OUT[reason] for option, reason in left_out_by_template["multicloud.federation site"].items()}
-    assert items["united_deployment_replicas"] == {
-        "variable": "united_deployment_replicas", "question_name": "united_deployment_replicas",
-        "question_description": items["united_deployment_replicas"]["question_description"],
-        "type": "integer", "required": True, "default": 6}
-    assert items["kruise_daemon_placement"]["choices"] == ["affinity", "remove_toleration", "none"]
-    assert items["virtual_kubelet_cce_secret_key"]["type"] == "password"
-    assert items["virtual_kubelet_cce_secret_key"]["required"] is False
-    assert left_out["kubeconfig_path"] == LEFT_OUT["inventory"]
-    assert left_out["kruise_chart_version"] == LEFT_OUT["inventory"]
-    assert left_out["kruise_force"] == LEFT_OUT["boolean"]
-    assert left_out["kruise_values"] == LEFT_OUT["structured"]
-    assert left_out["kubeconfig_merged_path"] == LEFT_OUT["awx_credential"]
-    assert left_out["member_join_provider"] == LEFT_OUT["per_host"]
+def test_an_optional_question_sends_nothing_when_left_empty():
+    for template, question in questions():
+        if question["required"]:
+            # Always answered: only a per-run decision no inventory sets, with a default that does nothing.
+            assert question["variable"] in LAUNCH_ONLY, (template["name"], question["variable"])
+            assert question["type"] == "multiplechoice" and question["choices"] == NO_YES
+            assert question["default"] == "no"
+        else:
+            assert "default" not in question, (template["name"], question["variable"])
+            # What the web UI may send for a blank answer ("" or null) reads as unset: a list (an empty
+            # multiselect is left out), or a text the role reads with default(omit, true).
+            assert question["type"] in ("text", "multiselect"), question["variable"]
+    assert not LAUNCH_ONLY & inventory_variables()
+    # failover_drill, the one optional text question: its role treats "" and null as no drill.
+    assert "failover_drill | default(omit, true)" in (ROOT / "roles" / "failover" / "tasks" / "main.yml").read_text()
+
+
+def test_questions_set_options_of_the_roles_the_playbook_runs():
+    for declared in JOB_TEMPLATES:
+        if not declared["survey"]:
+            continue
+        playbook = "site.yml" if declared["playbook"] == "site" else "playbooks/%s.yml" % declared["playbook"]
+        options = role_options(playbook)
+        for question in declared["survey"]:
+            spec = options[question["variable"]]
+            if question["type"] == "multiplechoice":
+                # no/yes: what the role's bool check takes as false/true.
+                assert spec["type"] == "bool" and spec.get("default") is False and question["choices"] == NO_YES
+            elif question["type"] == "multiselect":
+                assert spec["type"] == "list" and spec.get("elements") == "str"
+            else:
+                assert question["type"] == "text" and spec.get("type", "str") == "str" and spec.get("default") == ""
+    assert STEPS_TO_EVALUATE["choices"][:2] == ["kubeconfig", "member_join"]
+    assert STEPS_TO_EVALUATE["choices"][-1] == "applications"
+
+
+def test_no_template_offers_to_delete_anything():
+    for template in job_templates()["controller_templates"]:
+        offered = [template.get("extra_vars") or {}] + template.get("survey_spec", {}).get("spec", [])
+        text = yaml.safe_dump(offered)
+        assert "absent" not in text, template["name"]
+        assert not [name for name in (template.get("extra_vars") or {}) if name.endswith("_state")]
+        assert not [q for q in template.get("survey_spec", {}).get("spec", []) if q["variable"].endswith("_state")]
+
+
+def test_cloud_keys_come_from_a_credential_never_from_a_survey():
+    for template, question in questions():
+        assert question["type"] != "password", (template["name"], question["variable"])
+        assert not CLOUD_KEY.search(question["variable"]), (template["name"], question["variable"])
+    templates = templates_by_name()
+    # The steps that may call Huawei Cloud (the virtual_kubelet step's cce provider) carry the access key.
+    for name in ("multicloud.federation site", "multicloud.federation drift"):
+        assert templates[name]["credentials"] == [KUBECONFIG_CREDENTIAL, HUAWEI_CREDENTIAL]
+    assert templates["multicloud.federation drift verdict"]["credentials"] == []
 
 
 def test_drift_template_runs_drift_yml_with_remediate_off():
-    drift = job_templates()[0]["controller_templates"][1]
-    assert drift["playbook"] == "playbooks/drift.yml"
+    drift = templates_by_name()["multicloud.federation drift"]
+    assert drift["playbook"] == "awx/playbooks/drift.yml"
     assert drift["extra_vars"] == {"remediate": False}
     # The workflow's remediate node passes remediate=true as node extra data: the template must prompt for vars.
     assert drift["ask_variables_on_launch"] is True
