@@ -497,8 +497,8 @@ def member_shares(engine, ud, existing, karmada_version, warnings):
     if len(labels) == 1 or per_uid[labels[0]] == per_uid[labels[1]]:
         return summary, strategy, dict(per_uid[labels[0]])
     shares = {}
-    for label, division in per_uid.items():
-        for cluster, count in division.items():
+    for label, split in per_uid.items():
+        for cluster, count in split.items():
             shares["%s (uid %s)" % (cluster, label)] = count
     return summary, strategy, shares
 

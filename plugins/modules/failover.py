@@ -71,7 +71,7 @@ options:
       failover:
         description:
           - Whether it moves off a lost member. C(false) for one whose policy tolerates the evacuation taint (an
-            application with C(failover=false) gets that toleration): it stays, it is not counted, and each
+            application with C(failover=false) gets that toleration) - it stays, it is not counted, and each
             evacuation lists it as held.
         type: bool
         default: true
