@@ -172,8 +172,8 @@ def lease_holder(stack) -> str | None:
     return lease.get("spec", {}).get("holderIdentity")
 
 
-def test_preflight_job_passes_on_the_converged_federation_and_leaves_the_lock_free(stack, site_job, drift_job,
-                                                                                    merged_kubeconfig, tmp_path):
+def test_preflight_job_passes_on_the_converged_federation_and_leaves_the_lock_free(
+        stack, site_job, drift_job, merged_kubeconfig, tmp_path):
     inventory, _site = site_job
     job, _credential, _before = launch(PREFLIGHT_TEMPLATE, inventory, merged_kubeconfig, tmp_path, stack.env,
                                        verbosity=3)
@@ -183,8 +183,8 @@ def test_preflight_job_passes_on_the_converged_federation_and_leaves_the_lock_fr
     assert not lease_holder(stack)
 
 
-def test_preflight_job_fails_with_a_member_lost_and_not_evacuated(stack, site_job, drift_job, merged_kubeconfig,
-                                                                   tmp_path):
+def test_preflight_job_fails_with_a_member_lost_and_not_evacuated(
+        stack, site_job, drift_job, merged_kubeconfig, tmp_path):
     inventory, _site = site_job
     split, running = binding_split(stack), ready(stack, "test-ucs")
     stack_cli("lose", "test-ucs")

@@ -109,8 +109,8 @@ def run(tmp_path, plays=None, playbook=None, extravars=None):
      "Drift remains after the remediation: 3 drifted field(s) on m1, every step ran - see "
      "/reports/drift-recheck.md."),
 ])
-def test_drift_yml_says_drift_only_for_drift(tmp_path, case, drift_report, failing, evacuated, remediate, outcome,
-                                              said):
+def test_drift_yml_says_drift_only_for_drift(
+        tmp_path, case, drift_report, failing, evacuated, remediate, outcome, said):
     rc, artifacts, stdout = run(tmp_path, plays=drift_end_play(drift_report, failing, evacuated, remediate))
     assert artifacts.get("drift_outcome") == outcome, (case, stdout)
     assert (rc == 0) == (outcome == "clean"), (case, rc, stdout)

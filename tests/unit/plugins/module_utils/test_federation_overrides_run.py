@@ -288,7 +288,7 @@ def runbook_policies():
     """The runbook's policies of runbook_override_policies.yml: Karmada's example-override, and
     volc-service-override (its eight annotations) as KubeAdmiral's and as Karmada's."""
     with open(os.path.join(os.path.dirname(__file__), "runbook_override_policies.yml")) as handle:
-        return list(yaml.safe_load_all(handle))
+        return yaml.safe_load(handle)
 
 
 def from_definition(definition, **overrides):
@@ -339,10 +339,9 @@ def test_the_runbooks_volc_service_override_whole_on_its_engine(engine_name, ind
     assert [p["action"] for p in removed["policies"]] == ["deleted"]
 
 
-@pytest.mark.parametrize("engine_name,index,other", [("karmada", 1, "core.kubeadmiral.io/v1alpha1 OverridePolicy "
-                                                                      "(KubeAdmiral's)"),
-                                                     ("kubeadmiral", 2, "policy.karmada.io/v1alpha1 OverridePolicy "
-                                                                        "(Karmada's)")])
+@pytest.mark.parametrize("engine_name,index,other", [
+    ("karmada", 1, "core.kubeadmiral.io/v1alpha1 OverridePolicy (KubeAdmiral's)"),
+    ("kubeadmiral", 2, "policy.karmada.io/v1alpha1 OverridePolicy (Karmada's)")])
 def test_the_other_engines_policy_is_refused_naming_both(engine_name, index, other):
     engine = ENGINES[engine_name]()
     with pytest.raises(fo.OverrideError) as error:

@@ -307,7 +307,7 @@ def test_a_workload_that_does_not_fail_over_is_held_and_not_counted():
     result = runner.run()
     assert result["evacuations"][0]["held"] == ["UnitedDeployment default/database"]
     assert "database" not in read and "sample-ud" in read
-    assert [ref for ref in result["evacuations"][0]["ready_before"]] == [REF]
+    assert list(result["evacuations"][0]["ready_before"]) == [REF]
 
 
 def test_before_an_evacuation_the_survivors_room_is_reported_and_a_shortfall_does_not_stop_it():
