@@ -890,9 +890,10 @@ def script_findings(definition, samples, forbid_globals=True, timeout=CALL_TIMEO
     return findings
 
 
-def refusal_message(definition, findings, replacements=None):
-    """The check's refusal: each finding with the lines at fault and why, then, with ``replacements``
-    ({customization: script name}), the scripts that serve the target instead."""
+def refusal_message(definition, findings, replacements=None, first=None):
+    """The check's refusal: ``first`` (the check's own error, as it stopped), each finding with the lines at
+    fault and why, then, with ``replacements`` ({customization: script name}), the scripts that serve the
+    target instead."""
     name = ((definition or {}).get("metadata") or {}).get("name")
     target = (((definition or {}).get("spec") or {}).get("target") or {}).get("kind") or "the target"
     replacements = replacements or {}
@@ -907,7 +908,8 @@ def refusal_message(definition, findings, replacements=None):
         if customization in replacements:
             problems = problems + ["%s replaces it" % replacements[customization]]
         parts.append("(%d) %s - %s" % (index, customization, "; ".join(problems)))
-    message = "ResourceInterpreterCustomization %s refused before applying: %s." % (name, ". ".join(parts))
+    message = "ResourceInterpreterCustomization %s refused before applying: %s%s." % (
+        name, "%s. Line by line: " % first if first else "", ". ".join(parts))
     if replacements:
         message += (" The collection's own scripts serve %s instead: %s - leave the runbook's scripts out (the role's "
                     "resource_interpreter_scripts) and they are applied."
@@ -921,9 +923,11 @@ def explain_refusal(definition, samples, error, forbid_globals=True, timeout=CAL
     line by line, and what replaces it."""
     findings = script_findings(definition, samples, forbid_globals, timeout)
     if not findings or "state leaks between calls" in error.message:
-        # What only a reused state shows (check_customization's second pass).
+        # What only a reused state shows (check_customization's second pass): the error is the finding.
         findings.append({"customization": error.customization, "lines": [], "problem": error.message})
-    return refusal_message(definition, findings, replacements)
+        return refusal_message(definition, findings, replacements)
+    # The check's own error first, as it stopped (what a log search or an earlier run's message names).
+    return refusal_message(definition, findings, replacements, first=str(error))
 
 
 def load_samples(documents):
