@@ -156,10 +156,15 @@ class PlacementChange(object):
     def wait(self, wait, names, marks=None):
         """Until the step's ``wait`` is done; after a policy change (``marks`` read before it), only once the
         engine has scheduled the change: the copies of the placement from before could look done."""
+        unscheduled = dict(marks or {})
+
         def pending():
-            problems = self.engine.scheduling_pending(marks, self.namespace) if marks else []
-            if not problems:
-                problems = self.engine.placement_pending(wait, names, self.namespace)
+            # Once the engine has scheduled the change it stays scheduled: later looks read the placement only.
+            problems = self.engine.scheduling_pending(unscheduled, self.namespace) if unscheduled else []
+            if problems:
+                return False, problems
+            unscheduled.clear()
+            problems = self.engine.placement_pending(wait, names, self.namespace)
             return not problems, problems
 
         done, problems, _waited = poll(pending, self.params["wait_timeout"], POLL_INTERVAL, POLL_MAX_INTERVAL)

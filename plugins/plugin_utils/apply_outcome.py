@@ -17,10 +17,17 @@ writer's.
 
 from __future__ import annotations
 
-# Kept by the API server or written by controllers through the status subresource; never by an apply
-# of a definition without status (the collection never applies one).
-SERVER_WRITTEN = ("status",)
-SERVER_METADATA = ("resourceVersion", "generation", "managedFields")
+from ansible_collections.multicloud.federation.plugins.module_utils.federation_engine import without_server_fields
+
+
+def _rest(side):
+    """What ``side`` of the diff holds besides status and the apiserver's own metadata (the project's one
+    list of it, federation_engine.without_server_fields): an apply of a definition without status writes
+    neither."""
+    rest = without_server_fields(dict(side or {}))
+    if not rest.get("metadata"):
+        rest.pop("metadata", None)
+    return rest
 
 
 def _own_entries(metadata, field_manager):
@@ -28,17 +35,6 @@ def _own_entries(metadata, field_manager):
     entries = (metadata or {}).get("managedFields") or []
     return [entry for entry in entries
             if entry.get("manager") == field_manager and not entry.get("subresource")]
-
-
-def _without_server_fields(side):
-    side = dict(side or {})
-    for key in SERVER_WRITTEN:
-        side.pop(key, None)
-    metadata = {key: value for key, value in (side.pop("metadata", None) or {}).items()
-                if key not in SERVER_METADATA}
-    if metadata:
-        side["metadata"] = metadata
-    return side
 
 
 def written_by_apply(diff, field_manager):
@@ -52,7 +48,7 @@ def written_by_apply(diff, field_manager):
     before, after = diff.get("before"), diff.get("after")
     if not isinstance(before, dict) or not isinstance(after, dict):
         return True
-    if _without_server_fields(before) or _without_server_fields(after):
+    if _rest(before) or _rest(after):
         return True
     before_entries = _own_entries(before.get("metadata"), field_manager)
     after_entries = _own_entries(after.get("metadata"), field_manager)
