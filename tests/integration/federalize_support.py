@@ -5,11 +5,9 @@ runbook's objects, and lose the controller in the middle of a migration on eithe
 from __future__ import annotations
 
 import base64
-import json
 import os
 import signal
 import threading
-import time
 from pathlib import Path
 
 from tests.integration.conftest import stack_cli, wait_for
@@ -78,43 +76,104 @@ def kill_once(marker: str, cut_reached, what: str):
     return on_line
 
 
-def ready_copies(cluster, name: str, namespace: str) -> int:
-    """Ready replicas of a Deployment, 0 when there is none (read once: it may go between two reads)."""
-    found = cluster.kubectl("get", "deployment", name, "-n", namespace, "-o", "json", "--ignore-not-found").stdout
-    return json.loads(found).get("status", {}).get("readyReplicas", 0) if found.strip() else 0
-
-
 class ReadyCopiesWatch:
-    """The ready copies of a Deployment summed over clusters, read twice a second in a thread from
-    start() to stop(). A read that fails stops the watch and is kept in errors: a watch that stopped
-    proves nothing, so the tests fail on it."""
+    """The ready copies of an application summed over clusters, from a watch on each cluster's pods of it
+    (label app=<name>, or selector) from start() to stop(). Every change of every pod is an event of the
+    stream, so any moment with fewer ready copies is seen, however short; a poll (a read every half second)
+    could miss one. A pod counts while its Ready condition is True and it is not being deleted. samples:
+    the sum once every cluster is listed, then after each event, in the order the events arrived (all
+    clusters run on this machine, and a move waits for the new copies before it deletes the old ones).
+    Each stream resumes from the last resourceVersion it saw, so nothing falls between two streams; a
+    watch that fails or cannot resume is kept in errors: a watch that stopped proves nothing, so the tests
+    fail on it."""
 
-    def __init__(self, clusters, name: str, namespace: str):
+    LIST_TIMEOUT = 30
+
+    def __init__(self, clusters, name: str, namespace: str, selector: str | None = None):
         self.clusters, self.name, self.namespace = clusters, name, namespace
+        self.selector = selector or f"app={name}"
         self.samples: list[int] = []
-        self.errors: list[Exception] = []
+        # (cluster, pod, counted) of each event, for a failure's message.
+        self.events: list[tuple[str, str, bool]] = []
+        self.errors: list[str] = []
+        self._ready: dict[str, set[str]] = {cluster.name: set() for cluster in clusters}
+        self._lock = threading.Lock()
         self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._watch, daemon=True)
+        self._all_listed = threading.Event()
+        self._listed = {cluster.name: threading.Event() for cluster in clusters}
+        self._threads = [threading.Thread(target=self._watch, args=(cluster,), daemon=True) for cluster in clusters]
 
-    def _watch(self) -> None:
+    @staticmethod
+    def _counted(pod, deleted: bool) -> bool:
+        conditions = (pod.status.conditions if pod.status else None) or []
+        return (not deleted and pod.metadata.deletion_timestamp is None
+                and any(c.type == "Ready" and c.status == "True" for c in conditions))
+
+    def _set(self, cluster: str, pod, deleted: bool = False) -> bool:
+        counted = self._counted(pod, deleted)
+        if counted:
+            self._ready[cluster].add(pod.metadata.name)
+        else:
+            self._ready[cluster].discard(pod.metadata.name)
+        return counted
+
+    def _watch(self, cluster) -> None:
+        from kubernetes import client, config, watch  # pylint: disable=import-outside-toplevel
+
         try:
+            api = client.CoreV1Api(config.new_client_from_config(config_file=str(cluster.kubeconfig),
+                                                                 context=cluster.context))
+            current = api.list_namespaced_pod(self.namespace, label_selector=self.selector, _request_timeout=30)
+            with self._lock:
+                for pod in current.items:
+                    self._set(cluster.name, pod)
+            version = current.metadata.resource_version
+            self._listed[cluster.name].set()
+            # Streams start once every cluster is listed (they resume from the list, so nothing is lost
+            # meanwhile): a sum taken while one cluster is listed and another not yet is no moment at all.
+            self._all_listed.wait()
+            # Short server-side timeouts, so that a stop is noticed without an event.
             while not self._stop.is_set():
-                self.samples.append(sum(ready_copies(c, self.name, self.namespace) for c in self.clusters))
-                time.sleep(0.5)
+                for event in watch.Watch().stream(api.list_namespaced_pod, self.namespace,
+                                                  label_selector=self.selector, resource_version=version,
+                                                  allow_watch_bookmarks=True, timeout_seconds=2,
+                                                  _request_timeout=30):
+                    if event["type"] == "BOOKMARK":
+                        version = event["raw_object"]["metadata"]["resourceVersion"]
+                        continue
+                    pod = event["object"]
+                    version = pod.metadata.resource_version
+                    with self._lock:
+                        counted = self._set(cluster.name, pod, deleted=event["type"] == "DELETED")
+                        self.events.append((cluster.name, pod.metadata.name, counted))
+                        self.samples.append(sum(len(ready) for ready in self._ready.values()))
         except Exception as error:  # pylint: disable=broad-exception-caught
-            self.errors.append(error)
+            # Kept for the tests: the thread's only way out.
+            self.errors.append(f"{cluster.name}: {type(error).__name__}: {error}")
+            self._listed[cluster.name].set()
 
     def start(self) -> "ReadyCopiesWatch":
-        self._thread.start()
+        for thread in self._threads:
+            thread.start()
+        for cluster, listed in self._listed.items():
+            if not listed.wait(self.LIST_TIMEOUT):
+                self.errors.append(f"{cluster}: not listed within {self.LIST_TIMEOUT}s")
+        with self._lock:
+            self.samples.append(sum(len(ready) for ready in self._ready.values()))
+        self._all_listed.set()
         return self
 
     def stop(self) -> None:
         self._stop.set()
-        self._thread.join()
+        self._all_listed.set()
+        for thread in self._threads:
+            thread.join(timeout=15)
 
     def assert_never_zero(self) -> None:
         assert not self.errors, self.errors
-        assert len(self.samples) >= 5 and min(self.samples) > 0, self.samples
+        assert self.samples and min(self.samples) > 0, (
+            f"{self.name}: a moment without a ready copy; sums {self.samples}; events (cluster, pod, counted) "
+            f"{self.events}")
 
 
 def migrate_with_the_controller_lost(stack, migrate, placed, source: str, target: str) -> PlaybookRun:

@@ -18,6 +18,7 @@ import base64
 import binascii
 import bisect
 import json
+import os
 import re
 from collections.abc import Iterable
 from pathlib import Path
@@ -32,6 +33,16 @@ MIN_SECRET_LENGTH = 16
 # A PEM body line shorter than this is the tail of a block, too short to tell apart.
 MIN_PEM_LINE_LENGTH = 32
 BASE64_RUN = re.compile(r"[A-Za-z0-9+/]{40,}={0,2}")
+# Every scan this test process made, as scanned() describes it: test_secrets.py checks at the end of the
+# session that each playbook was scanned at -vvv by the test that says it scans it.
+SCANS: list[dict] = []
+# ansible-playbook's banner at -vv and more (the default callback, also through ansible-runner).
+PLAYBOOK_BANNER = re.compile(r"^PLAYBOOK: (\S+)", re.MULTILINE)
+# A line only -vvv prints, for every task on every host (the stack's inventories use ansible_connection: local).
+VVV_LINE = "ESTABLISH LOCAL CONNECTION FOR USER"
+# ansible-playbook options that leave tasks of the playbook out (--limit only picks the hosts: member_join.yml
+# is scanned joining one member).
+LIMITING_OPTIONS = ("--tags", "-t", "--skip-tags", "--start-at-task", "--step")
 
 
 # ---------------------------------------------------------------------------------------- the scan
@@ -163,9 +174,29 @@ def add_needles(needles: dict[str, str], more: dict[str, str]) -> None:
         needles.setdefault(needle, source)
 
 
+def scanned(run) -> dict:
+    """What a scan read: the playbook (its file name), the verbosity it ran at, whether it ran only part of
+    the playbook, and the test that scanned it. From the command line of a run_playbook() run; from its
+    output for an ansible-runner job (the banner -vv prints, the line -vvv prints for every task)."""
+    argv = getattr(run, "argv", None)
+    if argv:
+        options = argv[1:-1]
+        playbook = Path(argv[-1]).name
+        verbosity = max((len(arg) - 1 for arg in options if re.fullmatch(r"-v+", arg)), default=0)
+        limited = any(arg.split("=", 1)[0] in LIMITING_OPTIONS for arg in options)
+    else:
+        banner = PLAYBOOK_BANNER.search(run.output)
+        playbook = banner.group(1) if banner else ""
+        verbosity = 3 if VVV_LINE in run.output else (2 if banner else 0)
+        limited = False
+    return {"playbook": playbook, "verbosity": verbosity, "limited": limited,
+            "test": os.environ.get("PYTEST_CURRENT_TEST", "").split(" ")[0]}
+
+
 def assert_no_secret_printed(run: PlaybookRun, needles: dict[str, str], what: str) -> None:
     """run printed none of needles, and ran to its end (a run that stopped early did not show what its
-    later tasks print)."""
+    later tasks print). The scan is recorded in SCANS."""
     assert needles, "no secret was read: the scan would find nothing"
     leaked = leaks(run.output, needles)
     assert not leaked, f"{what} printed {len(leaked)} secret(s):\n" + "\n".join(leaked)
+    SCANS.append({**scanned(run), "what": what})

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import copy
+import os
 import re
 import socket
 import stat
@@ -281,10 +282,36 @@ def test_member_join_skips_the_membership_check(stack, dest):
     assert result.returncode == 0, describe(result)
 
 
-def test_files_of_the_local_stack_are_private(stack):
+def test_the_files_the_step_writes_are_private_whatever_the_umask_and_the_download(stack, tmp_path):
+    """The modes of what the collection itself writes, not of the stack's own files: downloads saved
+    world-readable (0644, as a browser saves them under umask 022), installed under a destination whose
+    directories do not exist yet, by a run under umask 022. Every installed file and the merged one are
+    0600, and the directory the step created for them 0700 (plugins/modules/kubeconfig.py's contract)."""
+    dest = tmp_path / "fresh" / "kube"
+    downloads = tmp_path / "downloads"
+    downloads.mkdir()
+    inventory = install_inventory(stack, dest)
     for group in ("federation", "members"):
-        for hostvars in hosts(local_inventory(stack), group).values():
-            assert mode(Path(hostvars["cluster_kubeconfig"])) == 0o600
+        for host, hostvars in hosts(inventory, group).items():
+            download = downloads / f"{host}.yaml"
+            download.write_text(Path(hostvars["cluster_kubeconfig_source"]).read_text())
+            download.chmod(0o644)
+            hostvars["cluster_kubeconfig_source"] = str(download)
+    assert not dest.parent.exists()
+    previous = os.umask(0o022)
+    try:
+        result = run_playbook(stack.env, inventory)
+    finally:
+        os.umask(previous)
+    assert result.returncode == 0, describe(result)
+    written = [Path(hostvars["cluster_kubeconfig"]) for group in ("federation", "members")
+               for hostvars in hosts(inventory, group).values()] + [dest / "merged.kubeconfig"]
+    assert len(written) == 4, written
+    assert {path.name: oct(mode(path)) for path in written} == {path.name: oct(0o600) for path in written}
+    # The directory that holds them (os.makedirs gives its mode to the last directory only).
+    assert oct(mode(dest)) == oct(0o700)
+    # The downloads are left as they were: the modes above are the step's own.
+    assert {oct(mode(path)) for path in downloads.iterdir()} == {oct(0o644)}
 
 
 def test_environment_credentials_that_would_redirect_requests_are_refused_before_any_install(stack, dest):

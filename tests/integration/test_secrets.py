@@ -10,7 +10,9 @@ distribute.yml in test_runbook_federalization.py on both engines (the runbook's 
 its Secret); drift.yml's evaluation and remediation in test_drift.py on both engines (an adopted
 application with a Secret on each); preflight.yml through ansible-runner, as the AWX job runs it, in
 test_awx_runner.py. test_every_playbook_is_scanned holds that list to the
-playbooks there are, and to the tests' sources.
+playbooks there are and, at the end of the session, to the scans the scanning helper recorded
+(secret_scan.SCANS): each playbook must have been scanned, whole and at -vvv, by its test module
+whenever that module ran in the session and passed.
 
 A failure names where the secret comes from and the task that printed it, never the secret.
 """
@@ -20,10 +22,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 import yaml
 
 from tests.integration.playbook_runner import REPO_ROOT
-from tests.integration.secret_scan import add_secret, b64, leaks
+from tests.integration.secret_scan import SCANS, add_secret, b64, leaks, scanned
 
 PLAYBOOKS = REPO_ROOT / "playbooks"
 # Each playbook, and the test that runs it at -vvv and scans its output.
@@ -40,18 +43,93 @@ SCANNED_IN = {
 }
 
 
-def site_imports() -> set[str]:
+def imports(playbook: Path) -> set[str]:
     return {Path(entry["ansible.builtin.import_playbook"]).name
-            for entry in yaml.safe_load((PLAYBOOKS / "site.yml").read_text()) if "ansible.builtin.import_playbook" in entry}
+            for entry in yaml.safe_load(playbook.read_text()) if "ansible.builtin.import_playbook" in entry}
 
 
-def test_every_playbook_is_scanned():
+def site_imports() -> set[str]:
+    return imports(PLAYBOOKS / "site.yml")
+
+
+def missing_scans(scans: list[dict], modules_passed: set[str]) -> list[str]:
+    """Each playbook of SCANNED_IN whose test module passed in this session but recorded no scan of it at
+    -vvv with none of its tasks left out by tags (site.yml's scan stands for the steps it imports)."""
+    missing = []
+    for playbook, test_file in sorted(SCANNED_IN.items()):
+        if test_file not in modules_passed:
+            continue
+        found = [scan for scan in scans if scan["playbook"] == playbook and scan["verbosity"] >= 3
+                 and Path(scan["test"].split("::")[0]).name == test_file and not scan["limited"]]
+        if not found:
+            seen = [(s["playbook"], s["verbosity"], s["limited"]) for s in scans
+                    if Path(s["test"].split("::")[0]).name == test_file]
+            missing.append(f"{playbook}: {test_file} passed but scanned no whole run of it at -vvv "
+                           f"(its scans: {seen})")
+    return missing
+
+
+def modules_that_passed(session) -> set[str]:
+    """Test files of SCANNED_IN that ran whole in this session (none of their tests deselected or left out
+    by naming single tests) with no test failed or in error: a module that failed may have stopped before
+    its scan, and its own failure says so. Without the terminal reporter's counts, every module that ran."""
+    ran = {Path(item.path).name for item in session.items}
+    partial = {Path(arg.split("::")[0]).name for arg in session.config.args if "::" in arg}
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is not None:
+        partial |= {Path(str(getattr(item, "path", ""))).name for item in reporter.stats.get("deselected", [])}
+        for key in ("failed", "error"):
+            partial |= {Path(report.nodeid.split("::")[0]).name for report in reporter.stats.get(key, [])
+                        if hasattr(report, "nodeid")}
+    return {name for name in set(SCANNED_IN.values()) & ran if name not in partial}
+
+
+@pytest.fixture(scope="session")
+def scans_at_the_end(request):
+    """Checked when the session ends, once every scanning test has run (most run after this module):
+    a failure shows as an error in this fixture's teardown."""
+    yield
+    missing = missing_scans(SCANS, modules_that_passed(request.session))
+    assert not missing, "playbooks not scanned for secrets at -vvv in this session:\n" + "\n".join(missing)
+
+
+def test_every_playbook_is_scanned(scans_at_the_end):
     covered = set(SCANNED_IN) | site_imports()
     assert {path.name for path in PLAYBOOKS.glob("*.yml")} <= covered, "a playbook the scan does not run"
-    for playbook, test_file in SCANNED_IN.items():
-        source = (Path(__file__).parent / test_file).read_text()
-        assert "assert_no_secret_printed(" in source and playbook in source and "verbosity=3" in source, \
-            f"{test_file} does not scan {playbook} at -vvv"
+    # The checkout's site.yml is playbooks/site.yml under another name: its scan is that one's.
+    assert imports(REPO_ROOT / "site.yml") == {"site.yml"}
+
+
+def test_a_scan_is_recorded_by_playbook_verbosity_and_test():
+    """No stack: what the scanning helper records, and the end-of-session check that reads it."""
+    class Run:  # pylint: disable=too-few-public-methods
+        def __init__(self, argv, output=""):
+            self.argv, self.output = argv, output
+
+    site = scanned(Run(["ansible-playbook", "-i", "hosts.yml", "-vvv", str(PLAYBOOKS / "site.yml")]))
+    assert (site["playbook"], site["verbosity"], site["limited"]) == ("site.yml", 3, False)
+    tagged = scanned(Run(["ansible-playbook", "-vvv", "--tags", "kruise", str(PLAYBOOKS / "site.yml")]))
+    assert (tagged["verbosity"], tagged["limited"]) == (3, True)
+    quiet = scanned(Run(["ansible-playbook", "-i", "hosts.yml", str(PLAYBOOKS / "rebalance.yml")]))
+    assert (quiet["playbook"], quiet["verbosity"]) == ("rebalance.yml", 0)
+    job = scanned(Run(None, "PLAYBOOK: preflight.yml ****\n<karmada> ESTABLISH LOCAL CONNECTION FOR USER: root\n"))
+    assert (job["playbook"], job["verbosity"]) == ("preflight.yml", 3)
+
+    def scan(playbook, test_file, verbosity=3, limited=False):
+        return {"playbook": playbook, "verbosity": verbosity, "limited": limited,
+                "test": f"tests/integration/{test_file}::test_x"}
+    everything = [scan(playbook, test_file) for playbook, test_file in SCANNED_IN.items()]
+    assert missing_scans(everything, set(SCANNED_IN.values())) == []
+    without_rebalance = [s for s in everything if s["playbook"] != "rebalance.yml"]
+    assert [line.split(":")[0] for line in missing_scans(without_rebalance, set(SCANNED_IN.values()))] == [
+        "rebalance.yml"]
+    # Not run in the session (or failed): nothing to hold it to.
+    assert missing_scans(without_rebalance, set(SCANNED_IN.values()) - {"test_united_deployment.py"}) == []
+    # Scanned at -v only, or only part of site.yml: not a scan.
+    quiet_site = [s for s in everything if s["playbook"] != "site.yml"]
+    quiet_site += [scan("site.yml", "test_united_deployment.py", verbosity=1),
+                   scan("site.yml", "test_united_deployment.py", limited=True)]
+    assert [line.split(":")[0] for line in missing_scans(quiet_site, set(SCANNED_IN.values()))] == ["site.yml"]
 
 
 def test_the_scan_finds_secrets_however_printed():

@@ -110,16 +110,25 @@ def test_changing_weights(stack, tmp_path):
     rerun_steps(stack, {"verify_report_dir": str(tmp_path)}, "propagation_policy.yml")
 
 
+def regular_images(stack, cluster, count):
+    """The images of the regular subset's pods in cluster (terminating ones left out) once there are count
+    of them, else None."""
+    pods = stack.member(cluster).get("pods", "-n", "default", "-l", "app=demo,apps.kruise.io/subset-name=regular")
+    images = [p["spec"]["containers"][0]["image"] for p in pods["items"] if not p["metadata"].get("deletionTimestamp")]
+    return images if len(images) == count else None
+
+
 def test_new_image_with_partitions(stack, tmp_path):
     # Partitions hold pods back on an older revision: make sure the runbook's revision runs first.
     rerun_steps(stack, {"verify_report_dir": str(tmp_path)}, "united_deployment.yml")
     rerun_steps(stack, {"united_deployment_image": "nginx:1.27-alpine", "united_deployment_partitions": {"regular": 1},
                         "verify_report_dir": str(tmp_path)}, "united_deployment.yml")
-    # test-ucs regular runs 2: one updated, one held back; idc1 regular runs 1: held back.
-    for cluster, regular_updated in (("idc1", 0), ("test-ucs", 1)):
-        pods = stack.member(cluster).get("pods", "-n", "default", "-l", "app=demo,apps.kruise.io/subset-name=regular")
-        images = [p["spec"]["containers"][0]["image"] for p in pods["items"]]
-        assert images.count("nginx:1.27-alpine") == regular_updated, images
+    # test-ucs regular runs 2: one updated, one held back; idc1 regular runs 1: held back. The selector
+    # must find every pod of the subset (a selector that matched none would read as "0 updated").
+    for cluster, regular_pods, regular_updated in (("idc1", 1, 0), ("test-ucs", 2, 1)):
+        images = wait_for(lambda c=cluster, n=regular_pods: regular_images(stack, c, n),
+                          f"{regular_pods} regular pod(s) of demo in {cluster}", timeout=120)
+        assert len(images) == regular_pods and images.count("nginx:1.27-alpine") == regular_updated, images
     rerun_steps(stack, {"verify_report_dir": str(tmp_path)}, "united_deployment.yml")
 
 
@@ -238,8 +247,11 @@ RUNBOOK_UD_WITHOUT_REPLICAS = {
 
 
 def _resource_version(cluster, *args):
-    result = cluster.kubectl("get", "-o", "json", *args, check=False)
-    return json.loads(result.stdout)["metadata"]["resourceVersion"] if result.returncode == 0 else None
+    """The object's resourceVersion; a read that fails fails the test (the runs above created every object
+    these cases name), so an unchanged version never compares None with None."""
+    version = json.loads(cluster.kubectl("get", "-o", "json", *args).stdout)["metadata"]["resourceVersion"]
+    assert version, (args, version)
+    return version
 
 
 @pytest.mark.parametrize("playbook_name, extra_vars, message, kind", [

@@ -5,7 +5,8 @@ tests/unit/plugins/modules/test_cce_addon.py (Huawei is not reachable from here)
 
 from __future__ import annotations
 
-from tests.integration.kruise_support import run_playbook
+from tests.integration.kruise_support import INVENTORY, run_playbook
+from tests.integration.playbook_runner import run_playbook as run_collection_playbook
 
 PLAYBOOK = "playbooks/virtual_kubelet.yml"
 MEMBERS = ("idc1", "test-ucs")
@@ -32,11 +33,26 @@ def test_missing_taint_or_too_few_nodes_fail_clearly(stack):
 
 
 def test_members_without_virtual_kubelet_are_skipped(stack):
-    run = run_playbook(stack.env, PLAYBOOK, extra_vars={"virtual_kubelet_enabled": False})
+    """The inventory's switch (cluster_virtual_kubelet) gates the role's real work, host by host: idc1
+    says it has no virtual-kubelet nodes and asks for a taint its node lacks (the check that fails in
+    test_missing_taint_or_too_few_nodes_fail_clearly), so checking it anyway fails the run; test-ucs
+    keeps the switch on, and its report must name exactly the nodes its apiserver lists. A role that did
+    nothing, or checked every member whatever the switch says, fails here."""
+    overlay = {"members": {"hosts": {"idc1": {"cluster_virtual_kubelet": False,
+                                              "virtual_kubelet_taint_key": "example.com/other",
+                                              "virtual_kubelet_wait_timeout": 5}}}}
+    run = run_collection_playbook(PLAYBOOK, [INVENTORY, overlay], env=stack.env, expect_failure=None)
     assert run.returncode == 0, run.describe()
-    # Only the run lock's tasks (every writing playbook takes the federation's lock, and reads which members
-    # failover.yml evacuated) ran.
+    assert run.changed_tasks() == [], run.describe()
+    # idc1: only the run lock's tasks (every writing playbook takes the federation's lock, and reads which
+    # members failover.yml evacuated) ran.
     ran = [row[1] for row in run.task_results()
-           if not row[3].get("skipped") and not row[1].startswith("Validating arguments against arg spec")
-           and row.role not in ("run_lock", "failover")]
-    assert ran == []
+           if row.host == "idc1" and not row[3].get("skipped")
+           and not row[1].startswith("Validating arguments against arg spec") and row.role not in ("run_lock", "failover")]
+    assert ran == [], run.describe()
+    # test-ucs: the role read its nodes from the cluster, and they are the ones the cluster has.
+    listed = stack.member("test-ucs").kubectl("get", "nodes", "-l", "type=virtual-kubelet", "-o", "name").stdout.split()
+    nodes = sorted(name.removeprefix("node/") for name in listed)
+    assert nodes == ["test-ucs-virtual-kubelet"], listed
+    report = run.result("Report the virtual-kubelet nodes", "test-ucs")
+    assert report["msg"] == f"test-ucs: virtual-kubelet nodes {', '.join(nodes)}", report

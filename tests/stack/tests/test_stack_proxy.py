@@ -4,7 +4,6 @@ import json
 import socket
 import ssl
 import threading
-import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
@@ -12,6 +11,14 @@ import requests
 
 from tests.stack import proxy
 from tests.stack.pki import Pki
+
+
+# The streaming upstream's handshake with the test: set once the client holds the first event; the
+# upstream records whether that happened while it still held the rest of the stream back.
+FIRST_EVENT_RECEIVED = threading.Event()
+STREAM_HELD: list[bool] = []
+# A bound on that wait, so that a proxy that buffers ends the test instead of hanging it.
+STREAM_WAIT = 30
 
 
 class Upstream(BaseHTTPRequestHandler):
@@ -34,6 +41,8 @@ class Upstream(BaseHTTPRequestHandler):
         elif self.path.split("?")[0] == "/version":
             self._json({"major": "1", "minor": "32", "gitVersion": "v1.32.9", "platform": "linux/amd64"})
         elif self.path.startswith("/watch"):
+            # The first event, then nothing more until the client says it has it (or STREAM_WAIT runs
+            # out): a proxy that held the response back until the upstream finished never lets it.
             self.send_response(200)
             self.send_header("Transfer-Encoding", "chunked")
             self.end_headers()
@@ -41,7 +50,8 @@ class Upstream(BaseHTTPRequestHandler):
                 chunk = json.dumps({"event": index}).encode() + b"\n"
                 self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
                 self.wfile.flush()
-                time.sleep(0.3)
+                if index == 0:
+                    STREAM_HELD.append(FIRST_EVENT_RECEIVED.wait(STREAM_WAIT))
             self.wfile.write(b"0\r\n\r\n")
         else:
             self._json({"path": self.path, "authorization": self.headers.get("Authorization"),
@@ -141,15 +151,19 @@ def test_bodies_pass_through(endpoint, pki):
 
 
 def test_streams_are_relayed_as_they_come(endpoint, pki):
-    started = time.monotonic()
-    with requests.get(f"{endpoint}/watch", verify=str(pki.ca_crt), stream=True, timeout=10) as response:
+    """A watch's events reach the client as the upstream sends them: the upstream sends the rest of the
+    stream only once the client has the first event, so a proxy that buffered the response (until the
+    upstream finished) would hand the client nothing while the upstream waits."""
+    FIRST_EVENT_RECEIVED.clear()
+    STREAM_HELD.clear()
+    with requests.get(f"{endpoint}/watch", verify=str(pki.ca_crt), stream=True, timeout=STREAM_WAIT * 2) as response:
         lines = response.iter_lines()
         first = json.loads(next(lines))
-        first_at = time.monotonic() - started
+        FIRST_EVENT_RECEIVED.set()
         rest = [json.loads(line) for line in lines if line]
     assert first == {"event": 0}
     assert rest == [{"event": 1}, {"event": 2}]
-    assert first_at < 0.5, "the first event must arrive before the upstream finishes"
+    assert STREAM_HELD == [True], "the first event reached the client only after the upstream had finished"
 
 
 def test_many_sequential_requests(endpoint, pki):
