@@ -160,8 +160,15 @@ ee-collection: venv ## the collection tarball the execution environment installs
 	ansible-galaxy collection build --force --output-path $(EE_BUILD) .
 	mv $(EE_BUILD)/multicloud-federation-*.tar.gz $(EE_BUILD)/multicloud-federation.tar.gz
 
+# ansible-builder only warns about an additional_build_files source with no match and exits 0, so the
+# tarball is checked before `create` (ee-collection makes it; `make -o ee-collection ee-context` uses one
+# already built) and in the context after it. The context is made afresh: a stale copy hides nothing.
+EE_TARBALL := $(EE_BUILD)/multicloud-federation.tar.gz
 ee-context: ee-collection ## the execution environment's build context (.build/ee/context, ansible-builder create)
+	@test -f $(EE_TARBALL) || { echo "error: $(EE_TARBALL) is missing: the execution environment installs this collection from it; make ee-collection builds it (make ee-context runs it first)" >&2; exit 1; }
+	rm -rf $(EE_BUILD)/context
 	ansible-builder create --file execution-environment.yml --context $(EE_BUILD)/context --output-filename Containerfile
+	@test -f $(EE_BUILD)/context/_build/collections/multicloud-federation.tar.gz || { echo "error: ansible-builder did not copy $(EE_TARBALL) into $(EE_BUILD)/context (additional_build_files in execution-environment.yml)" >&2; exit 1; }
 
 # --- Galaxy / Automation Hub ----------------------------------------------------------------------
 # galaxy-importer gets its own venv (tests/galaxy/requirements.txt): it pins attrs and flake8 below .venv's, and
@@ -197,7 +204,7 @@ test: ## lint, sanity, units, integration (what .ci/run runs)
 demo: collection stack-build stack-up ## start the local stack, run site.yml against it, print the verification
 	@# The stack's environment puts its helm (with the helm-diff plugin) and kubectl on PATH, as a
 	@# platform engineer's workstation would have them.
-	eval "$$($(PY) -m tests.stack env)" && ansible-playbook -i $(LOCAL_INVENTORY) site.yml
+	eval "$$($(PY) -m tests.stack env)" && ansible-playbook -i $(LOCAL_INVENTORY) site.yml -e verify_report_dir=$(ROOT)/reports
 	@echo
 	@echo "== verification (written by the verify step) =="
 	@cat reports/verify-*.md 2>/dev/null || echo "no verification report: the verify step did not run"

@@ -10,7 +10,7 @@ __metaclass__ = type
 DOCUMENTATION = r"""
 module: cluster_info
 short_description: Check that a cluster is reached as the inventory says, and what it runs
-version_added: 0.2.0
+version_added: 0.1.0
 description:
   - Every playbook of the collection starts with this check on every host, before any change.
   - Refuses C(K8S_AUTH_*) environment variables that would send requests to another cluster or as
@@ -63,7 +63,7 @@ options:
         description: The kind.
         type: str
         required: true
-    version_added: 0.2.0
+    version_added: 0.1.0
   override_rule_sets_in:
     description:
       - With O(federation=true), namespaces whose override rule sets to list in RV(override_rule_sets), with one
@@ -72,7 +72,7 @@ options:
     type: list
     elements: str
     default: []
-    version_added: 0.3.0
+    version_added: 0.1.0
   wait_for_members:
     description:
       - With O(federation=true), wait until the federation engine records the kind as served in each of the
@@ -101,7 +101,7 @@ options:
         description: Seconds to wait before failing with the members that still lack the kind.
         type: int
         default: 120
-    version_added: 0.3.0
+    version_added: 0.1.0
 notes:
   - Check mode is fully supported; the module never changes anything.
   - RV(check_mode) tells later tasks whether the task ran in check mode. C(ansible_check_mode) follows only the
@@ -151,14 +151,14 @@ check_mode:
   description: Whether this task ran in check mode (command line C(--check) or the task's C(check_mode) keyword).
   returned: always
   type: bool
-  version_added: 0.2.0
+  version_added: 0.1.0
   sample: true
 kinds:
   description: The O(kinds), each with C(served) (whether the cluster serves it now).
   returned: always
   type: list
   elements: dict
-  version_added: 0.2.0
+  version_added: 0.1.0
   sample: [{api_version: apps.kruise.io/v1beta1, kind: UnitedDeployment, served: false}]
 override_rule_sets:
   description:
@@ -168,13 +168,13 @@ override_rule_sets:
   returned: when O(override_rule_sets_in) is set
   type: list
   elements: str
-  version_added: 0.3.0
+  version_added: 0.1.0
   sample: [default/sample-ud-regular-nodes-only]
 members_waited:
   description: Seconds waited until every member of O(wait_for_members) was recorded as serving the kind.
   returned: when O(wait_for_members) is set
   type: float
-  version_added: 0.3.0
+  version_added: 0.1.0
   sample: 6.2
 member_version_supported:
   description: Whether the version is inside the member versions O(member_of_engine) documents (null when it says none, or the version is unusable).

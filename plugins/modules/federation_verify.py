@@ -12,7 +12,7 @@ module: federation_verify
 short_description: Prove that Karmada and Kruise split a federated UnitedDeployment as they should
 version_added: 0.1.0
 description:
-  - Waits (bounded by O(timeout)) until the UnitedDeployment's ResourceBinding is scheduled and fully applied and
+  - Waits (bounded by O(wait_timeout)) until the UnitedDeployment's ResourceBinding is scheduled and fully applied and
     everything below matches, then reports; on timeout it fails with the table and every difference.
   - The replicas per cluster are compared with Karmada's division computed from the B(live) PropagationPolicy that
     claims the template, the B(live) Cluster list and the ResourceBinding's resource UID (never inventory variables);
@@ -82,16 +82,21 @@ options:
     description: The node label (key and value) that marks virtual-kubelet nodes.
     type: dict
     default: {key: type, value: virtual-kubelet}
-  timeout:
-    description: Seconds to wait for everything to match.
+  wait_timeout:
+    description:
+      - Seconds to wait for everything to match (kubernetes.core's name for it).
+      - The name C(timeout) (the collection's earlier name) is a deprecated alias, to be removed in 1.0.0.
     type: int
     default: 300
-  poll_interval:
+    aliases: [timeout]
+  wait_sleep:
     description:
       - Seconds between the first two looks; each following pause is half as long again, up to 5 seconds (or this
-        value when it is longer).
+        value when it is longer) (kubernetes.core's name for it).
+      - The name C(poll_interval) (the collection's earlier name) is a deprecated alias, to be removed in 1.0.0.
     type: int
     default: 1
+    aliases: [poll_interval]
   report_dir:
     description: Directory for C(verify-<namespace>-<name>.md) and C(.svg); no report when unset.
     type: path
@@ -101,7 +106,7 @@ attributes:
     details:
       - Waits and compares the same way; the report files are not written, C(changed) says whether they would change.
       - When the UnitedDeployment (or its CRD) does not exist yet, as on a federation where the steps before would
-        create it, returns at once with RV(pending) and none of the other values, instead of waiting O(timeout).
+        create it, returns at once with RV(pending) and none of the other values, instead of waiting O(wait_timeout).
   diff_mode:
     support: none
   platform:
@@ -125,7 +130,7 @@ pending:
   description: In check mode, why there is nothing to verify yet (the UnitedDeployment or its API does not exist).
   returned: in check mode, when the UnitedDeployment does not exist
   type: str
-  version_added: 0.2.0
+  version_added: 0.1.0
   sample: the UnitedDeployment default/demo (apps.kruise.io/v1beta1) does not exist on the control plane
 table:
   description: One row per cluster and subset (and a C((total)) row per cluster).
@@ -214,8 +219,10 @@ def argspec():
         members=dict(copy.deepcopy(MEMBER_ACCESS_SPEC), required=True),
         karmada_version=dict(type="str"),
         virtual_kubelet_node_label=dict(type="dict", default={"key": "type", "value": "virtual-kubelet"}),
-        timeout=dict(type="int", default=300),
-        poll_interval=dict(type="int", default=1),
+        wait_timeout=dict(type="int", default=300, aliases=["timeout"], deprecated_aliases=[
+            dict(name="timeout", version="1.0.0", collection_name="multicloud.federation")]),
+        wait_sleep=dict(type="int", default=1, aliases=["poll_interval"], deprecated_aliases=[
+            dict(name="poll_interval", version="1.0.0", collection_name="multicloud.federation")]),
         report_dir=dict(type="path"),
     )
     return args
@@ -255,7 +262,7 @@ def main():
         if missing:
             module.exit_json(changed=False, pending=missing,
                              msg="check mode: nothing to verify yet, %s (the steps before would create it)" % missing)
-        result, problems, waited = verification.run(params["timeout"], max(1, params["poll_interval"]))
+        result, problems, waited = verification.run(params["wait_timeout"], max(1, params["wait_sleep"]))
     except (AccessError, ApiError, EngineError) as error:
         module.fail_json(msg=str(error))
     else:

@@ -11,7 +11,7 @@ DOCUMENTATION = r"""
 ---
 module: helm_release_recover
 short_description: Take over a Helm release left pending by an interrupted operation, and restore its deleted CRDs
-version_added: 0.3.0
+version_added: 0.1.0
 description:
   - A C(helm install), C(upgrade) or C(rollback) that is killed (the controller lost, a Ctrl-C, an AWX job
     cancelled) leaves the release's last revision C(pending-install), C(pending-upgrade) or C(pending-rollback),

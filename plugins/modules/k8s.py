@@ -11,7 +11,7 @@ DOCUMENTATION = r"""
 ---
 module: k8s
 short_description: kubernetes.core.k8s, run in Ansible's worker process when the task runs locally
-version_added: 0.4.0
+version_added: 0.1.0
 description:
   - Exactly M(kubernetes.core.k8s) - the same module code, options, check mode, diff and results, and
     kubernetes.core's own action plugin before it (O(src) read on the controller) - except where the module runs,

@@ -11,7 +11,7 @@ DOCUMENTATION = r"""
 ---
 module: k8s_info
 short_description: kubernetes.core.k8s_info, run in Ansible's worker process when the task runs locally
-version_added: 0.4.0
+version_added: 0.1.0
 description:
   - Exactly M(kubernetes.core.k8s_info) - the same module code, options and results, and kubernetes.core's own
     action plugin before it - except where the module runs, which is the worker process Ansible forked for the task,

@@ -11,7 +11,7 @@ DOCUMENTATION = r"""
 ---
 module: kubeadmiral_member
 short_description: Build the Secret and FederatedCluster that join a member cluster to KubeAdmiral
-version_added: 0.2.0
+version_added: 0.1.0
 description:
   - Reads the member's kubeconfig and context and returns what KubeAdmiral needs to reach it, as
     kubewharf/kubeadmiral v1.0.0 C(docs/cluster-joining.md) describes it - the Secret in the host's

@@ -10,7 +10,7 @@ __metaclass__ = type
 DOCUMENTATION = r"""
 module: override_policy
 short_description: Per-cluster overrides of federated objects, on Karmada or KubeAdmiral
-version_added: 0.2.0
+version_added: 0.1.0
 description:
   - Creates, updates or deletes one I(rule set) of per-cluster overrides, for example the cloud load
     balancer annotations a Service needs in another cloud. The role C(multicloud.federation.override_policy)

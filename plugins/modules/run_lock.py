@@ -10,7 +10,7 @@ __metaclass__ = type
 DOCUMENTATION = r"""
 module: run_lock
 short_description: One run at a time per federation - a Lease on the federation control plane
-version_added: 0.4.0
+version_added: 0.1.0
 description:
   - Takes, renews or releases the run lock of a federation, a C(coordination.k8s.io/v1) Lease on its
     control plane, so that two runs of the collection against the same federation (a scheduled drift

@@ -40,7 +40,7 @@ options:
         checked, and a refusal names each that is refused. RV(applications) has one outcome per definition.
     type: list
     elements: dict
-    version_added: 0.3.0
+    version_added: 0.1.0
   karmada_version:
     description:
       - Karmada release of the control plane (its C(/version) may be unusable, as on UCS); the division rule
@@ -112,7 +112,7 @@ applications:
   returned: success, with O(definitions)
   type: list
   elements: dict
-  version_added: 0.3.0
+  version_added: 0.1.0
   sample:
     - {ref: default/sample-ud, operation: create, policy: {kind: PropagationPolicy, namespace: default,
        name: ud-propagation}, strategy: StaticWeight, member_replicas: {idc1: 2, test-ucs: 4}, warnings: []}

@@ -17,7 +17,7 @@ description:
     federation and came back, every replica stays on the members that were there meanwhile, and
     M(multicloud.federation.federation_verify) fails with, for example, C(cluster idc1 should get 2 replicas, got 6).
     This module puts that right and changes nothing else.
-  - It waits (bounded by O(timeout)) until the workload's ResourceBinding is scheduled and fully applied, then
+  - It waits (bounded by O(wait_timeout)) until the workload's ResourceBinding is scheduled and fully applied, then
     compares its clusters' replicas with the division that the B(live) PropagationPolicy, Cluster list and resource
     UID predict - the same prediction verify makes. When they match, nothing is done (C(changed=false)).
   - When they differ, it creates a C(apps.karmada.io/v1alpha1) C(WorkloadRebalancer) for the workload (Karmada
@@ -67,14 +67,22 @@ options:
       - Karmada release of the control plane (the division rule depends on it).
       - When unset, the Karmada release this version of the collection supports and tests end to end.
     type: str
-  timeout:
-    description: Seconds to wait for each of - the workload placed before comparing, the rescheduling, the split afterwards.
+  wait_timeout:
+    description:
+      - Seconds to wait for each of - the workload placed before comparing, the rescheduling, the split afterwards
+        (kubernetes.core's name for it).
+      - The name C(timeout) (the collection's earlier name) is a deprecated alias, to be removed in 1.0.0.
     type: int
     default: 300
-  poll_interval:
-    description: Seconds between the first two looks; each following pause is half as long again, up to 10 seconds.
+    aliases: [timeout]
+  wait_sleep:
+    description:
+      - Seconds between the first two looks; each following pause is half as long again, up to 10 seconds
+        (kubernetes.core's name for it).
+      - The name C(poll_interval) (the collection's earlier name) is a deprecated alias, to be removed in 1.0.0.
     type: int
     default: 3
+    aliases: [poll_interval]
 attributes:
   check_mode:
     support: full
@@ -184,8 +192,10 @@ def argspec():
         api_version=dict(type="str", default="apps.kruise.io/v1alpha1"),
         kind=dict(type="str", default="UnitedDeployment"),
         karmada_version=dict(type="str"),
-        timeout=dict(type="int", default=300),
-        poll_interval=dict(type="int", default=3),
+        wait_timeout=dict(type="int", default=300, aliases=["timeout"], deprecated_aliases=[
+            dict(name="timeout", version="1.0.0", collection_name="multicloud.federation")]),
+        wait_sleep=dict(type="int", default=3, aliases=["poll_interval"], deprecated_aliases=[
+            dict(name="poll_interval", version="1.0.0", collection_name="multicloud.federation")]),
     )
     return args
 
@@ -197,7 +207,7 @@ def main():
         engine = federation_engine(connect_control_plane(module), params["engine"],
                                    params["karmada_version"] or DEFAULT_KARMADA_VERSION)
         rebalance = WorkloadRebalance(engine, params["api_version"], params["kind"], params["name"],
-                                      params["namespace"] or None, params["timeout"], max(1, params["poll_interval"]))
+                                      params["namespace"] or None, params["wait_timeout"], max(1, params["wait_sleep"]))
         result = rebalance.run(module.check_mode)
     except (AccessError, ApiError, EngineError) as error:
         module.fail_json(msg=str(error))
