@@ -10,36 +10,34 @@ __metaclass__ = type
 DOCUMENTATION = r"""
 ---
 module: cce_addon
-short_description: Install a Huawei Cloud CCE add-on (such as virtual-kubelet) through the CCE API
+short_description: Install or update a Huawei Cloud CCE add-on (such as virtual-kubelet) through Huawei's SDK
 version_added: 0.1.0
 description:
-  - Lists the cluster's add-on instances (C(GET /api/v3/addons?cluster_id=...)) first and installs
-    the add-on (C(POST /api/v3/addons)) only when no instance of O(name) exists, so a rerun changes nothing.
-  - An installed add-on is reported as it is; this module does not upgrade or reconfigure it (a
-    differing version is reported as a warning).
-  - Authenticates with an IAM token (O(auth_token)) or with an access key pair (O(access_key),
-    O(secret_key), O(project_id)), signing each request with Huawei's SDK-HMAC-SHA256 scheme.
-  - The credential options are never shown (they are C(no_log) options), and no message or result
-    holds them. The endpoint must be C(https://) (see O(allow_insecure_http)).
-  - "API reference: https://support.huaweicloud.com/intl/en-us/api-cce/cce_02_0326.html (list) and
-    https://support.huaweicloud.com/intl/en-us/api-cce/cce_02_0322.html (install)."
+  - Reads the cluster's add-on instances first (C(list_addon_instances)); installs the add-on
+    (C(create_addon_instance)) when no instance of O(name) exists, updates it (C(update_addon_instance))
+    when O(version) differs from the installed one or O(values) are not all in the installed values, and
+    otherwise changes nothing, so a second run makes no write call.
+  - Without O(version), the version is chosen from the add-on template's versions that support the
+    cluster's Kubernetes version and type (C(list_addon_templates), C(show_cluster)), stable ones first,
+    then the highest.
+  - O(values) are merged over the template version's defaults (C(basic) and C(custom)) on install, and over
+    the instance's current values on update.
+  - Calls go through Huawei Cloud's Python SDK (huaweicloudsdkcce); credentials come from the options or
+    from the SDK's environment variables (see the options).
 author:
   - multicloud.federation maintainers (@multicloud-federation)
 extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
+  - multicloud.federation.huaweicloud
 attributes:
   check_mode:
     support: full
-    details: Lists the add-ons and reports whether it would install; never posts.
+    details: Reads the add-on, its template and the cluster, and reports what it would install or update; never writes.
   diff_mode:
     support: none
   platform:
     platforms: posix
 options:
-  endpoint:
-    description: The CCE endpoint, for example C(https://cce.ap-southeast-3.myhuaweicloud.com).
-    type: str
-    required: true
   cluster_id:
     description: ID of the CCE cluster.
     type: str
@@ -49,180 +47,110 @@ options:
     type: str
     default: virtual-kubelet
   version:
-    description: Add-on version to install. Required when the add-on is not installed yet.
+    description:
+      - Add-on version. Without it an add-on not installed yet gets the version chosen for the cluster,
+        and an installed one keeps its version.
     type: str
   values:
     description:
-      - The add-on's C(values) (C(basic), C(flavor), C(custom)); read the template's defaults from
-        C(GET /api/v3/addontemplates). Required when the add-on is not installed yet.
+      - The add-on's C(values) (for virtual-kubelet C(basic), C(flavor), C(custom)), merged over the
+        template's defaults on install and over the current values on update.
     type: dict
   auth_token:
-    description: IAM user token (C(X-Auth-Token)). Mutually exclusive with O(access_key).
-    type: str
-  access_key:
-    description: Access key ID for AK/SK signing.
-    type: str
-  secret_key:
-    description: Secret access key for AK/SK signing.
-    type: str
-  security_token:
-    description: Security token of a temporary access key pair (C(X-Security-Token)).
-    type: str
-  project_id:
-    description: Project ID of the cluster's region (C(X-Project-Id)); required with AK/SK.
-    type: str
-  allow_insecure_http:
     description:
-      - Accept an C(http://) O(endpoint). Every request carries the IAM token or a request signed with
-        the access key, so this is for a local test server only; a real CCE endpoint is C(https://).
-    type: bool
-    default: false
-  validate_certs:
-    description: Verify the endpoint's TLS certificate.
-    type: bool
-    default: true
-  ca_path:
-    description: CA bundle to verify the endpoint with, instead of the system's.
-    type: path
-  timeout:
-    description: Seconds to wait for each API response.
-    type: int
-    default: 30
+      - No longer supported (Huawei's SDK signs with access keys only, it has no IAM-token credential);
+        the module fails when it is set, before any call.
+      - "Replacement: a temporary access key and security token, which IAM issues for a token
+        (C(POST /v3.0/OS-CREDENTIAL/securitytokens)), in O(access_key), O(secret_key) and O(security_token)."
+    type: str
+notes:
+  - IAM actions used - C(cce:addonInstance:list), C(cce:addonTemplate:list), C(cce:cluster:get) (only
+    without O(version)), C(cce:addonInstance:create), C(cce:addonInstance:update); and C(iam:projects:listProjects)
+    without a project ID.
 """
 
 EXAMPLES = r"""
-- name: Install CCE Cloud Bursting Engine for CCI (virtual-kubelet)
+- name: CCE Cloud Bursting Engine for CCI (virtual-kubelet), the version chosen for the cluster
   multicloud.federation.cce_addon:
-    endpoint: https://cce.ap-southeast-3.myhuaweicloud.com
+    region: ap-southeast-3
     cluster_id: 4a2b1d8e-0000-0000-0000-000000000000
-    version: 1.5.28
     values:
-      basic: {cluster_id: 4a2b1d8e-0000-0000-0000-000000000000, project_id: "{{ project_id }}"}
       flavor: {name: Small, replicas: 2}
       custom: {subnet_id: "{{ subnet_id }}"}
-    access_key: "{{ huawei_access_key }}"
-    secret_key: "{{ huawei_secret_key }}"
-    project_id: "{{ project_id }}"
-  # No task-level no_log: the module hides its credential options itself, and a failure's message
-  # (the CCE error code and text) stays readable.
+  # Credentials from HUAWEICLOUD_SDK_AK / HUAWEICLOUD_SDK_SK (an AWX credential injects them). No task-level
+  # no_log: the module hides its credential options, and a failure's message stays readable.
 """
 
 RETURN = r"""
+action:
+  description: What this run did (in check mode, would do) - C(none), C(install) or C(update).
+  returned: always
+  type: str
+installed:
+  description: Whether this run installed the add-on (in check mode, would).
+  returned: always
+  type: bool
+updated:
+  description: Whether this run updated the add-on (in check mode, would).
+  returned: always
+  type: bool
+version:
+  description: The add-on version installed, or that would be.
+  returned: always
+  type: str
 addon:
-  description: The add-on instance (found or just created).
+  description: The add-on instance (found, created or updated); its values are not returned.
   returned: unless check mode would install
   type: dict
   sample: {uid: 1b8f..., name: virtual-kubelet, template: virtual-kubelet, version: 1.5.28,
            cluster_id: 4a2b..., status: installing, message: ""}
-installed:
-  description: Whether this run installed the add-on (in check mode, whether it would).
-  returned: always
-  type: bool
 """
 
-import datetime
-import json
+from ansible.module_utils.basic import AnsibleModule, missing_required_lib
+from ansible_collections.multicloud.federation.plugins.module_utils.huaweicloud import client as hwc
+from ansible_collections.multicloud.federation.plugins.module_utils.huaweicloud.cce_addon import ensure_addon
+from ansible_collections.multicloud.federation.plugins.module_utils.huaweicloud.errors import HuaweiCloudError
 
-from ansible.module_utils.basic import AnsibleModule
-from ansible.module_utils.six.moves.urllib.error import HTTPError, URLError
-from ansible.module_utils.urls import open_url
-from ansible_collections.multicloud.federation.plugins.module_utils.cce_api import (
-    SDK_DATE_FORMAT,
-    CceApiError,
-    addon_summary,
-    canonical_query,
-    endpoint_error,
-    error_from_response,
-    find_addon,
-    install_addon_request,
-    list_addons_request,
-    request_headers,
-)
+AUTH_TOKEN_REMOVED = (
+    "auth_token (an IAM token) is no longer supported: the add-on is installed through Huawei Cloud's SDK, which "
+    "signs with an access key and has no token credential. Fix: use access_key and secret_key (or "
+    "HUAWEICLOUD_SDK_AK/HUAWEICLOUD_SDK_SK); to keep working from a token, exchange it for a temporary access key "
+    "and security token (IAM POST /v3.0/OS-CREDENTIAL/securitytokens) and give those as access_key, secret_key "
+    "and security_token")
 
 
-def call(module, auth, spec):
-    method, path, query, body = spec
-    base = module.params["endpoint"].rstrip("/") + path
-    now = datetime.datetime.now(datetime.timezone.utc).strftime(SDK_DATE_FORMAT)
-    headers = request_headers(auth, base, method, query, body, now)
-    url = base + ("?" + canonical_query(query) if query else "")
-    try:
-        response = open_url(
-            url,
-            data=body,
-            headers=headers,
-            method=method,
-            validate_certs=module.params["validate_certs"],
-            ca_path=module.params["ca_path"],
-            timeout=module.params["timeout"],
-            follow_redirects="none",
-        )
-        raw = response.read()
-    except HTTPError as exc:
-        raise error_from_response(exc.code, exc.read() if hasattr(exc, "read") else b"")
-    except URLError as exc:
-        raise CceApiError(None, "cannot reach the CCE endpoint %s: %s" % (module.params["endpoint"], exc.reason))
-    try:
-        return json.loads(raw.decode("utf-8")) if raw else {}
-    except ValueError:
-        raise CceApiError(response.getcode(), "CCE API answered %s %s with a body that is not JSON" % (method, path))
+def argument_spec():
+    spec = dict((name, dict(value)) for name, value in hwc.HUAWEICLOUD_ARG_SPEC.items() if name != "domain_id")
+    spec.update(
+        cluster_id=dict(type="str", required=True),
+        name=dict(type="str", default="virtual-kubelet"),
+        version=dict(type="str"),
+        values=dict(type="dict"),
+        auth_token=dict(type="str", no_log=True),
+    )
+    return spec
 
 
 def main():
     module = AnsibleModule(
-        argument_spec=dict(
-            endpoint=dict(type="str", required=True),
-            cluster_id=dict(type="str", required=True),
-            name=dict(type="str", default="virtual-kubelet"),
-            version=dict(type="str"),
-            values=dict(type="dict"),
-            auth_token=dict(type="str", no_log=True),
-            access_key=dict(type="str", no_log=True),
-            secret_key=dict(type="str", no_log=True),
-            security_token=dict(type="str", no_log=True),
-            project_id=dict(type="str"),
-            allow_insecure_http=dict(type="bool", default=False),
-            validate_certs=dict(type="bool", default=True),
-            ca_path=dict(type="path"),
-            timeout=dict(type="int", default=30),
-        ),
-        mutually_exclusive=[("auth_token", "access_key")],
-        required_one_of=[("auth_token", "access_key")],
-        required_together=[("access_key", "secret_key")],
-        required_by={"access_key": ("secret_key", "project_id")},
+        argument_spec=argument_spec(),
+        required_together=hwc.HUAWEICLOUD_REQUIRED_TOGETHER,
+        required_one_of=[("region", "endpoint")],
         supports_check_mode=True,
     )
     p = module.params
-    refusal = endpoint_error(p["endpoint"], p["allow_insecure_http"])
-    if refusal:
-        module.fail_json(msg=refusal)
     if p["auth_token"]:
-        auth = {"token": p["auth_token"]}
-    else:
-        auth = {
-            "access_key": p["access_key"],
-            "secret_key": p["secret_key"],
-            "project_id": p["project_id"],
-            "security_token": p["security_token"],
-        }
+        module.fail_json(msg=AUTH_TOKEN_REMOVED)
+    if not hwc.HAS_HUAWEICLOUD_SDK:
+        module.fail_json(msg=missing_required_lib(hwc.SDK_REQUIREMENT), exception=hwc.SDK_IMPORT_ERROR)
     try:
-        existing = find_addon(call(module, auth, list_addons_request(p["cluster_id"])), p["name"])
-        if existing is not None:
-            addon = addon_summary(existing)
-            if p["version"] and addon["version"] and addon["version"] != p["version"]:
-                module.warn("add-on %s is installed at version %s, not %s; this module does not upgrade it"
-                            % (p["name"], addon["version"], p["version"]))
-            module.exit_json(changed=False, installed=False, addon=addon)
-        missing = [name for name in ("version", "values") if not p[name]]
-        if missing:
-            module.fail_json(msg="add-on %s is not installed in cluster %s and installing it needs %s"
-                             % (p["name"], p["cluster_id"], " and ".join(missing)))
-        if module.check_mode:
-            module.exit_json(changed=True, installed=True)
-        created = call(module, auth, install_addon_request(p["cluster_id"], p["name"], p["version"], p["values"]))
-        module.exit_json(changed=True, installed=True, addon=addon_summary(created))
-    except CceApiError as exc:
-        module.fail_json(msg=str(exc), status=exc.status, error_code=exc.error_code)
+        client = hwc.cce_client(p)
+        result = ensure_addon(client, p["cluster_id"], p["name"], version=p["version"], values=p["values"],
+                              check_mode=module.check_mode)
+    except HuaweiCloudError as exc:
+        module.fail_json(msg=str(exc), **exc.result())
+    result.update(installed=result["action"] == "install", updated=result["action"] == "update")
+    module.exit_json(**result)
 
 
 if __name__ == "__main__":

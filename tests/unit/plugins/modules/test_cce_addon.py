@@ -1,273 +1,282 @@
 # -*- coding: utf-8 -*-
 # Copyright (c) multicloud.federation contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Contract test of the cce_addon module against a local HTTP server standing in for CCE.
+"""Contract test of the cce_addon module: Huawei's SDK (huaweicloudsdkcce 3.1.219) builds, signs and sends
+the requests to the local HTTPS endpoint (tests/unit/plugins/module_utils/huaweicloud/endpoint.py), which
+records them and checks every signature with its own SDK-HMAC-SHA256 verifier.
 
-The server answers as CCE's API reference says and asserts every request exactly (method, path,
-query, headers, body):
-
-- Listing Add-on Instances: https://support.huaweicloud.com/intl/en-us/api-cce/cce_02_0326.html
-  (GET /api/v3/addons?cluster_id={cluster_id}; Content-Type and X-Auth-Token headers; 200 with items)
-- Installing an Add-on Instance: https://support.huaweicloud.com/intl/en-us/api-cce/cce_02_0322.html
-  (POST /api/v3/addons; body kind/apiVersion/metadata.annotations addon.install/type=install/spec
-  clusterID, version, addonTemplateName, values; 201 with the AddonInstance)
-- The add-on template for CCE Cloud Bursting Engine for CCI is virtual-kubelet:
-  https://support.huaweicloud.com/intl/en-us/api-cce/cce_02_0365.html
-
-AK/SK requests are verified by recomputing their Authorization with Huawei's own signer
-(huaweicloudsdkcore Signer), over the headers the request says it signed.
+Request and response shapes are the SDK's (huaweicloudsdkcce/v3/cce_client.py for method and path, the
+model classes' attribute_map for the JSON names); CCE's API reference documents the same operations:
+Listing Add-on Instances (cce_02_0326), Installing (cce_02_0322), Updating (cce_02_0323), Querying Add-on
+Templates (cce_02_0321), Reading a Cluster (cce_02_0238). Not confirmed by the SDK, which types them as plain
+objects: the shape of a template version's ``input`` (``basic``, ``parameters.custom``, taken from the API
+reference's example) and the update annotation ``addon.upgrade/type: upgrade`` (from the API reference).
 """
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import copy
 import json
-import threading
 
 import pytest
 
 from ansible.module_utils.common.parameters import PASS_VARS
-
-try:
-    from http.server import BaseHTTPRequestHandler, HTTPServer
-    from urllib.parse import parse_qsl, urlsplit
-except ImportError:  # pragma: no cover
-    pytest.skip("Python 3 only", allow_module_level=True)
-
-from ansible.module_utils.testing import patch_module_args
 from ansible_collections.multicloud.federation.plugins.modules import cce_addon
+from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.huaweicloud import contract
+from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.huaweicloud.contract import (
+    AK, PROJECT, SK, module_args,
+)
+from ansible_collections.multicloud.federation.tests.unit.plugins.modules.module_runner import run_module
 
-# Required, not skipped when missing: without Huawei's signer the signature checks would not run
-# (tests/unit/requirements.txt installs it).
-from huaweicloudsdkcore.auth import credentials as sdk_credentials
-from huaweicloudsdkcore import sdk_request
-from huaweicloudsdkcore.signer import signer as sdk_signer
+
+@pytest.fixture(autouse=True)
+def sdk_state(monkeypatch):
+    yield from contract.clean_sdk_state(monkeypatch)
+
+
+@pytest.fixture
+def cloud():
+    yield from contract.running_endpoint()
+
 
 CLUSTER = "4a2b1d8e-7c41-11ee-a6b4-0255ac100b05"
-# One name per assignment: ansible-lint reads files under plugins/modules/ as modules, and
-# ansible's doc reader warns about tuple assignments at module level.
-AK = "HPUAEXAMPLEAK0000"
-SK = "Example+SecretKey/0000000000000000000000"
-PROJECT = "0b1c2d3e4f5a6b7c8d9e"
 VALUES = {
-    "basic": {"cluster_id": CLUSTER, "project_id": PROJECT},
     "flavor": {"name": "Small", "replicas": 2},
     "custom": {"subnet_id": "7f6e5d4c-0000-0000-0000-000000000000"},
 }
-INSTANCE = {
+BASIC = {"swr_addr": "swr.ap-southeast-3.myhuaweicloud.com", "swr_user": "hwofficial", "cluster_version": ""}
+CUSTOM = {"subnet_id": "", "multiAZEnabled": False}
+
+
+def version(number, clusters, stable=True):
+    return {"version": number, "stable": stable,
+            "input": {"basic": BASIC, "parameters": {"custom": CUSTOM, "flavor1": {"name": "Small"}}},
+            "supportVersions": [{"clusterType": "VirtualMachine", "clusterVersion": clusters}]}
+
+
+TEMPLATES = {"kind": "Addon", "apiVersion": "v3", "items": [{
     "kind": "Addon", "apiVersion": "v3",
-    "metadata": {"uid": "9d1c0000-0000-0000-0000-000000000001", "name": "virtual-kubelet",
-                 "creationTimestamp": "2026-01-01T12:00:00Z"},
-    "spec": {"clusterID": CLUSTER, "version": "1.5.28", "addonTemplateName": "virtual-kubelet",
-             "description": "CCE Cloud Bursting Engine for CCI", "values": VALUES},
-    "status": {"status": "installing", "Reason": "", "message": "", "currentVersion": {"version": "1.5.28"}},
-}
+    "metadata": {"uid": "virtual-kubelet", "name": "virtual-kubelet", "alias": "CCE Cloud Bursting Engine for CCI"},
+    "spec": {"type": "helm", "require": False, "labels": ["ServerlessContainer"], "description": "bursting to CCI",
+             "versions": [version("1.5.10", ["v1.(25|27).*"]), version("1.5.28", ["v1.(27|28|29).*"]),
+                          version("1.6.0", ["v1.(28|29).*"], stable=False), version("1.4.2", ["v1.2[0-3].*"])]},
+}]}
+CLUSTER_DETAIL = {"kind": "Cluster", "apiVersion": "v3", "metadata": {"name": "test-ucs", "uid": CLUSTER},
+                  "spec": {"type": "VirtualMachine", "flavor": "cce.s1.small", "version": "v1.28"},
+                  "status": {"phase": "Available", "endpoints": [{"url": "https://192.168.0.10:5443", "type": "Internal"}]}}
+
+
+def instance(number="1.5.28", values=None, status="running"):
+    return {"kind": "Addon", "apiVersion": "v3",
+            "metadata": {"uid": "9d1c0000-0000-0000-0000-000000000001", "name": "virtual-kubelet"},
+            "spec": {"clusterID": CLUSTER, "version": number, "addonTemplateName": "virtual-kubelet",
+                     "values": copy.deepcopy(values if values is not None else
+                                             {"basic": BASIC, "flavor": VALUES["flavor"], "custom": VALUES["custom"]})},
+            "status": {"status": status, "Reason": "", "message": "", "currentVersion": {"version": number}}}
+
+
 COREDNS = {"kind": "Addon", "apiVersion": "v3", "metadata": {"uid": "c0", "name": "coredns"},
            "spec": {"clusterID": CLUSTER, "version": "1.29.4", "addonTemplateName": "coredns"},
            "status": {"status": "running"}}
 
 
-class FakeCce(object):
-    """Scripted responses; records every request with its verification verdict."""
+def serve(endpoint, installed=()):
+    """CCE on the endpoint: the instances listed, the templates, the cluster, and create/update that answer
+    with the instance they were sent."""
+    items = list(installed)
+    endpoint.route("GET", "/api/v3/addons", lambda r, m: (200, {"kind": "Addon", "apiVersion": "v3", "items": items}))
+    endpoint.route("GET", "/api/v3/addontemplates", (200, TEMPLATES))
+    endpoint.route("GET", "/api/v3/projects/%s/clusters/%s" % (PROJECT, CLUSTER), (200, CLUSTER_DETAIL))
 
-    def __init__(self, responses):
-        self.responses = list(responses)
-        self.requests = []
-
-    def handle(self, handler, method):
-        length = int(handler.headers.get("Content-Length") or 0)
-        body = handler.rfile.read(length) if length else b""
-        url = urlsplit(handler.path)
-        self.requests.append({
-            "method": method,
-            "path": url.path,
-            "query": parse_qsl(url.query, keep_blank_values=True),
-            "headers": dict(handler.headers.items()),
-            "body": body,
-        })
-        status, payload = self.responses.pop(0) if self.responses else (500, {"error_msg": "unexpected request"})
-        data = json.dumps(payload).encode("utf-8")
-        handler.send_response(status)
-        handler.send_header("Content-Type", "application/json")
-        handler.send_header("Content-Length", str(len(data)))
-        handler.end_headers()
-        handler.wfile.write(data)
+    def written(request, match, status_code):
+        body = request.json()
+        return status_code, dict(body, metadata={"uid": "9d1c0000-0000-0000-0000-000000000001", "name": "virtual-kubelet"},
+                                 status={"status": "installing" if status_code == 201 else "upgrading"})
+    endpoint.route("POST", "/api/v3/addons", lambda r, m: written(r, m, 201))
+    endpoint.route("PUT", "/api/v3/addons/[^/]+", lambda r, m: written(r, m, 200))
 
 
-@pytest.fixture
-def cce():
-    state = {}
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self):
-            state["fake"].handle(self, "GET")
-
-        def do_POST(self):
-            state["fake"].handle(self, "POST")
-
-        def log_message(self, *args):
-            pass
-
-    server = HTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-
-    def start(*responses):
-        state["fake"] = FakeCce(responses)
-        state["fake"].endpoint = "http://127.0.0.1:%d" % server.server_address[1]
-        return state["fake"]
-
-    yield start
-    server.shutdown()
-    server.server_close()
+def run(capsys, endpoint, check_mode=False, **extra):
+    return run_module(cce_addon, capsys, module_args(endpoint, check_mode, **dict(dict(cluster_id=CLUSTER), **extra)))
 
 
-def run_module(capsys, args, check_mode=False):
-    args = dict(args)
-    if check_mode:
-        args["_ansible_check_mode"] = True
-    with patch_module_args(args):
-        with pytest.raises(SystemExit) as exit_info:
-            cce_addon.main()
-    result = json.loads(capsys.readouterr().out)
-    result["rc"] = exit_info.value.code
-    return result
+def assert_signed(endpoint):
+    for request in endpoint.requests:
+        assert request["signature_ok"], (request["method"], request["path"], request["why"])
+        assert request["access_key"] == AK
+        assert request["headers"]["host"] == endpoint.host
+        assert request["headers"]["x-project-id"] == PROJECT
+        assert request["headers"]["content-type"] == "application/json"
+        assert {"host", "x-project-id", "x-sdk-date", "content-type"} <= set(request["signed_headers"])
 
 
-def aksk_args(fake, **extra):
-    # The fake CCE speaks plain http, which the module refuses unless told it is a test server.
-    args = {"endpoint": fake.endpoint, "allow_insecure_http": True, "cluster_id": CLUSTER, "access_key": AK,
-            "secret_key": SK, "project_id": PROJECT, "version": "1.5.28", "values": VALUES}
-    args.update(extra)
-    return args
-
-
-def huawei_signature_ok(request):
-    """Recompute the Authorization with huaweicloudsdkcore's Signer over the signed headers."""
-    authorization = request["headers"]["Authorization"]
-    signed = authorization.split("SignedHeaders=", 1)[1].split(",", 1)[0].split(";")
-    by_lower = dict((k.lower(), v) for k, v in request["headers"].items())
-    sdk = sdk_request.SdkRequest(
-        method=request["method"], schema="http", host=by_lower["host"], resource_path=request["path"],
-        query_params=list(request["query"]), header_params=dict((name, by_lower[name]) for name in signed),
-        body=request["body"] or "")
-    expected = sdk_signer.Signer(sdk_credentials.BasicCredentials(AK, SK)).sign(sdk).header_params["Authorization"]
-    return authorization == expected
-
-
-def assert_signed_request(request, method, body=None):
-    headers = dict((k.lower(), v) for k, v in request["headers"].items())
-    assert request["method"] == method
-    assert request["path"] == "/api/v3/addons"
-    assert headers["content-type"] == "application/json"
-    assert headers["x-project-id"] == PROJECT
-    assert len(headers["x-sdk-date"]) == 16 and headers["x-sdk-date"].endswith("Z")
-    assert headers["authorization"].startswith(
-        "SDK-HMAC-SHA256 Access=%s, SignedHeaders=content-type;host;x-project-id;x-sdk-date, Signature=" % AK)
-    assert "x-auth-token" not in headers
-    assert huawei_signature_ok(request)
-    if body is None:
-        assert request["body"] == b""
-    else:
-        assert json.loads(request["body"]) == body
-
-
-def test_installs_when_missing(cce, capsys):
-    fake = cce((200, {"kind": "Addon", "apiVersion": "v3", "items": [COREDNS]}), (201, INSTANCE))
-    result = run_module(capsys, aksk_args(fake))
+def test_installs_the_version_for_the_cluster_with_the_template_defaults(cloud, capsys):
+    serve(cloud, installed=[COREDNS])
+    result = run(capsys, cloud, values=VALUES)
     assert result["rc"] == 0, result
-    assert result["changed"] is True and result["installed"] is True
-    assert result["addon"]["uid"] == INSTANCE["metadata"]["uid"] and result["addon"]["status"] == "installing"
-    assert [r["method"] for r in fake.requests] == ["GET", "POST"]
-    get, post = fake.requests
-    assert get["query"] == [("cluster_id", CLUSTER)]
-    assert_signed_request(get, "GET")
+    assert (result["changed"], result["action"], result["installed"], result["updated"]) == (True, "install", True, False)
+    # v1.28: 1.5.28 and 1.6.0 fit; 1.6.0 is not stable, so 1.5.28.
+    assert result["version"] == "1.5.28"
+    assert result["addon"] == {"uid": "9d1c0000-0000-0000-0000-000000000001", "name": "virtual-kubelet",
+                               "template": "virtual-kubelet", "version": "1.5.28", "cluster_id": CLUSTER,
+                               "status": "installing", "message": ""}
+    assert cloud.calls() == [
+        ("GET", "/api/v3/addons"),
+        ("GET", "/api/v3/addontemplates"),
+        ("GET", "/api/v3/projects/%s/clusters/%s" % (PROJECT, CLUSTER)),
+        ("POST", "/api/v3/addons"),
+    ]
+    listing, templates, cluster, post = cloud.requests
+    assert listing["query"] == [("cluster_id", CLUSTER)] and listing["body"] == b""
+    assert templates["query"] == [("addon_template_name", "virtual-kubelet")] and templates["body"] == b""
+    assert cluster["query"] == [] and cluster["body"] == b""
     assert post["query"] == []
-    assert_signed_request(post, "POST", body={
+    assert post.json() == {
         "kind": "Addon", "apiVersion": "v3",
         "metadata": {"annotations": {"addon.install/type": "install"}},
-        "spec": {"clusterID": CLUSTER, "version": "1.5.28", "addonTemplateName": "virtual-kubelet", "values": VALUES},
-    })
+        "spec": {"clusterID": CLUSTER, "version": "1.5.28", "addonTemplateName": "virtual-kubelet",
+                 "values": {"basic": BASIC, "custom": {"subnet_id": VALUES["custom"]["subnet_id"], "multiAZEnabled": False},
+                            "flavor": VALUES["flavor"]}},
+    }
+    assert_signed(cloud)
 
 
-def test_already_installed_changes_nothing(cce, capsys):
-    fake = cce((200, {"kind": "Addon", "apiVersion": "v3", "items": [COREDNS, INSTANCE]}))
-    result = run_module(capsys, aksk_args(fake))
+def test_a_given_version_needs_no_cluster_read(cloud, capsys):
+    serve(cloud)
+    result = run(capsys, cloud, version="1.5.10", values=VALUES)
+    assert result["rc"] == 0 and result["version"] == "1.5.10"
+    assert cloud.calls() == [("GET", "/api/v3/addons"), ("GET", "/api/v3/addontemplates"), ("POST", "/api/v3/addons")]
+    assert cloud.requests[-1].json()["spec"]["version"] == "1.5.10"
+
+
+def test_a_version_the_template_lacks_stops_before_any_write(cloud, capsys):
+    serve(cloud)
+    result = run(capsys, cloud, version="9.9.9", values=VALUES)
+    assert result["rc"] == 1
+    assert result["msg"] == ("add-on virtual-kubelet has no version 9.9.9. Fix: use one of the versions CCE offers: "
+                             "1.4.2, 1.5.10, 1.5.28, 1.6.0, or give none to have the one for the cluster chosen")
+    assert cloud.writes() == []
+
+
+def test_a_cluster_no_version_supports_stops_before_any_write(cloud, capsys):
+    serve(cloud)
+    old = copy.deepcopy(CLUSTER_DETAIL)
+    old["spec"]["version"] = "v1.19"
+    cloud.route("GET", "/api/v3/projects/%s/clusters/%s" % (PROJECT, CLUSTER), (200, old))
+    result = run(capsys, cloud, values=VALUES)
+    assert result["rc"] == 1
+    assert result["msg"].startswith("no version of add-on virtual-kubelet supports cluster %s (Kubernetes v1.19, "
+                                    "type VirtualMachine)" % CLUSTER)
+    assert cloud.writes() == []
+
+
+def test_a_second_run_makes_no_write_call(cloud, capsys):
+    serve(cloud, installed=[COREDNS, instance()])
+    result = run(capsys, cloud, values=VALUES)
     assert result["rc"] == 0, result
-    assert result["changed"] is False and result["installed"] is False
-    assert result["addon"]["version"] == "1.5.28"
-    assert [r["method"] for r in fake.requests] == ["GET"]
-    assert_signed_request(fake.requests[0], "GET")
+    assert (result["changed"], result["action"], result["version"]) == (False, "none", "1.5.28")
+    assert cloud.calls() == [("GET", "/api/v3/addons")]
+    assert_signed(cloud)
 
 
-def test_check_mode_only_lists(cce, capsys):
-    fake = cce((200, {"kind": "Addon", "apiVersion": "v3", "items": []}))
-    result = run_module(capsys, aksk_args(fake), check_mode=True)
-    assert result["rc"] == 0 and result["changed"] is True and result["installed"] is True
-    assert [r["method"] for r in fake.requests] == ["GET"]
+def test_changed_values_update_the_instance_over_its_current_values(cloud, capsys):
+    serve(cloud, installed=[instance()])
+    result = run(capsys, cloud, values={"flavor": {"replicas": 3}})
+    assert result["rc"] == 0, result
+    assert (result["changed"], result["action"], result["updated"]) == (True, "update", True)
+    assert cloud.calls() == [("GET", "/api/v3/addons"), ("PUT", "/api/v3/addons/9d1c0000-0000-0000-0000-000000000001")]
+    put = cloud.requests[-1]
+    assert put["query"] == []
+    assert put.json() == {
+        "kind": "Addon", "apiVersion": "v3",
+        "metadata": {"annotations": {"addon.upgrade/type": "upgrade"}},
+        "spec": {"clusterID": CLUSTER, "version": "1.5.28", "addonTemplateName": "virtual-kubelet",
+                 "values": {"basic": BASIC, "custom": VALUES["custom"], "flavor": {"name": "Small", "replicas": 3}}},
+    }
+    assert_signed(cloud)
 
 
-def test_api_error_fails_with_code_and_without_secrets(cce, capsys):
-    error = {"error_code": "CCE.01400001", "error_msg": "Invalid request: subnet_id not found"}
-    fake = cce((200, {"kind": "Addon", "apiVersion": "v3", "items": []}), (400, error))
-    result = run_module(capsys, aksk_args(fake))
+def test_another_version_updates(cloud, capsys):
+    serve(cloud, installed=[instance("1.5.10")])
+    result = run(capsys, cloud, version="1.5.28")
+    assert result["rc"] == 0 and result["action"] == "update" and result["version"] == "1.5.28"
+    assert cloud.requests[-1].json()["spec"]["version"] == "1.5.28"
+
+
+@pytest.mark.parametrize("installed, action", [((), "install"), ((instance("1.5.10"),), "update")])
+def test_check_mode_makes_no_write_call(cloud, capsys, installed, action):
+    serve(cloud, installed=installed)
+    result = run(capsys, cloud, check_mode=True, version="1.5.28", values=VALUES)
+    assert result["rc"] == 0, result
+    assert (result["changed"], result["action"]) == (True, action)
+    assert cloud.writes() == []
+
+
+def test_an_api_error_names_the_code_and_the_fix_and_no_secret(cloud, capsys):
+    serve(cloud)
+    cloud.fail_next("POST", "/api/v3/addons", 403, {"error_code": "CCE.01403001",
+                                                    "error_msg": "Forbidden to create the add-on instance"})
+    result = run(capsys, cloud, version="1.5.28", values=VALUES, security_token="TemporarySecurityToken0001")
     assert result["rc"] == 1 and result["failed"] is True
-    assert result["msg"] == "CCE API answered HTTP 400 CCE.01400001: Invalid request: subnet_id not found"
-    assert result["status"] == 400 and result["error_code"] == "CCE.01400001"
-    assert SK not in json.dumps(result)
-    assert [r["method"] for r in fake.requests] == ["GET", "POST"]
+    assert result["msg"] == (
+        "CCE create_addon_instance failed: HTTP 403, error code CCE.01403001: Forbidden to create the add-on "
+        "instance. Fix: grant the IAM user the action cce:addonInstance:create (or a policy that includes it, such "
+        "as CCE FullAccess) (request id req-0003)")
+    assert (result["status"], result["error_code"], result["request_id"]) == (403, "CCE.01403001", "req-0003")
+    assert cloud.requests[-1]["headers"]["x-security-token"] == "TemporarySecurityToken0001"
+    text = json.dumps(result)
+    assert SK not in text and "TemporarySecurityToken0001" not in text
 
 
-def test_list_error_stops_before_any_install(cce, capsys):
-    fake = cce((401, {"error_code": "APIGW.0301", "error_msg": "Incorrect IAM authentication information"}))
-    result = run_module(capsys, aksk_args(fake))
+def test_a_list_error_stops_before_any_write(cloud, capsys):
+    serve(cloud)
+    cloud.fail_next("GET", "/api/v3/addons", 404, {"error_code": "CCE.01404001", "error_msg": "Resource not found"})
+    result = run(capsys, cloud, values=VALUES)
     assert result["rc"] == 1
-    assert "APIGW.0301" in result["msg"]
-    assert [r["method"] for r in fake.requests] == ["GET"]
+    assert "error code CCE.01404001" in result["msg"]
+    assert "Fix: cluster %s does not exist in this project and region" % CLUSTER in result["msg"]
+    assert cloud.writes() == []
 
 
-def test_token_auth(cce, capsys):
-    fake = cce((200, {"kind": "Addon", "apiVersion": "v3", "items": [INSTANCE]}))
-    result = run_module(capsys, {"endpoint": fake.endpoint, "allow_insecure_http": True, "cluster_id": CLUSTER,
-                                 "auth_token": "MIIToken"})
+def test_missing_credentials_stop_before_any_request(cloud, capsys):
+    serve(cloud)
+    result = run(capsys, cloud, access_key=None, secret_key=None)
+    assert result["rc"] == 1
+    assert result["msg"].startswith("no Huawei Cloud access key: access_key and secret_key missing. Fix: ")
+    assert cloud.requests == []
+
+
+def test_the_iam_token_is_refused_with_its_replacement(cloud, capsys):
+    result = run(capsys, cloud, access_key=None, secret_key=None, auth_token="MIITokenValue")
+    assert result["rc"] == 1
+    assert result["msg"].startswith("auth_token (an IAM token) is no longer supported")
+    assert "POST /v3.0/OS-CREDENTIAL/securitytokens" in result["msg"]
+    assert "MIITokenValue" not in json.dumps(result)
+    assert cloud.requests == []
+
+
+def test_credentials_from_the_environment(cloud, capsys, monkeypatch):
+    monkeypatch.setenv("HUAWEICLOUD_SDK_AK", AK)
+    monkeypatch.setenv("HUAWEICLOUD_SDK_SK", SK)
+    serve(cloud, installed=[instance()])
+    result = run(capsys, cloud, access_key=None, secret_key=None, project_id=None)
     assert result["rc"] == 0 and result["changed"] is False
-    headers = dict((k.lower(), v) for k, v in fake.requests[0]["headers"].items())
-    assert headers["x-auth-token"] == "MIIToken" and headers["content-type"] == "application/json"
-    assert "authorization" not in headers and "x-sdk-date" not in headers
+    assert cloud.calls() == [("GET", "/v3/projects"), ("GET", "/api/v3/addons")]
+    assert all(r["signature_ok"] for r in cloud.requests)
+    assert cloud.requests[-1]["headers"]["x-project-id"] == PROJECT
 
 
-def test_install_needs_version_and_values(cce, capsys):
-    fake = cce((200, {"kind": "Addon", "apiVersion": "v3", "items": []}))
-    result = run_module(capsys, {"endpoint": fake.endpoint, "allow_insecure_http": True, "cluster_id": CLUSTER,
-                                 "auth_token": "MIITokenValue"})
-    assert result["rc"] == 1
-    assert result["msg"] == "add-on virtual-kubelet is not installed in cluster %s and installing it needs version and values" % CLUSTER
-    assert [r["method"] for r in fake.requests] == ["GET"]
-
-
-@pytest.mark.parametrize("auth", [{"auth_token": "MIITokenValue"}, {"access_key": AK, "secret_key": SK, "project_id": PROJECT}])
-def test_plain_http_is_refused_before_any_request(cce, capsys, auth):
-    fake = cce((200, {"kind": "Addon", "apiVersion": "v3", "items": []}))
-    args = {"endpoint": fake.endpoint, "cluster_id": CLUSTER}
-    args.update(auth)
-    result = run_module(capsys, args)
-    assert result["rc"] == 1
-    assert result["msg"].startswith("endpoint %s is plain http" % fake.endpoint)
-    assert "allow_insecure_http" in result["msg"]
-    assert fake.requests == [], "nothing, and no credential, was sent"
-
-
-def test_no_secret_in_the_result_or_the_invocation(cce, capsys):
-    fake = cce((200, {"kind": "Addon", "apiVersion": "v3", "items": [INSTANCE]}))
-    args = dict(aksk_args(fake), security_token="TemporarySecurityToken0000")
+def test_no_secret_in_the_result_or_the_invocation(cloud, capsys):
+    serve(cloud, installed=[instance()])
+    extra = {"security_token": "TemporarySecurityToken0001"}
     if "inject_invocation" in PASS_VARS:
-        # ansible-core 2.21 adds the invocation only when asked (module_utils/common/parameters.py PASS_VARS);
-        # 2.19 and 2.20 always add it and know no such argument.
-        args["_ansible_inject_invocation"] = True
-    result = run_module(capsys, args)
+        # ansible-core 2.21 adds the invocation only when asked (module_utils/common/parameters.py PASS_VARS).
+        extra["_ansible_inject_invocation"] = True
+    result = run(capsys, cloud, **extra)
     assert result["rc"] == 0, result
     text = json.dumps(result)
-    for secret in (SK, "TemporarySecurityToken0000"):
+    for secret in (SK, "TemporarySecurityToken0001"):
         assert secret not in text
     assert result["invocation"]["module_args"]["secret_key"] == "VALUE_SPECIFIED_IN_NO_LOG_PARAMETER"
