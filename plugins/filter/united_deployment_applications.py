@@ -11,6 +11,7 @@ __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
 
+from ansible_collections.multicloud.federation.plugins.module_utils.failover.decision import FailoverError, validate_method
 from ansible_collections.multicloud.federation.plugins.module_utils.karmada_division import DEFAULT_KARMADA_VERSION
 from ansible_collections.multicloud.federation.plugins.plugin_utils.resolved import resolved
 from ansible_collections.multicloud.federation.plugins.module_utils.united_deployment import federation_guards, validate
@@ -42,14 +43,23 @@ def _normalized(entries, members, api_version):
 
 
 def united_deployment_applications(entries, members, api_version=None, karmada_version=None,
-                                   virtual_kubelet_node_label=None):
-    """One dict per application with what each step needs; no Secret value in it."""
+                                   virtual_kubelet_node_label=None, failover=None):
+    """One dict per application with what each step needs; no Secret value in it. ``failover``: the
+    federation's {method, toleration_seconds, purge_mode} (the policies' tolerations with method engine)."""
     label = _label(virtual_kubelet_node_label)
+    failover = resolved(failover)
+    if failover:
+        try:
+            validate_method(failover.get("method"), failover.get("toleration_seconds"),
+                            failover.get("detection_seconds"), failover.get("grace_seconds"),
+                            failover.get("purge_mode"))
+        except FailoverError as error:
+            raise AnsibleFilterError("united_deployment_applications: %s" % error)
     result = []
     for entry in _normalized(entries, members, api_version):
         try:
             definition = united_deployment(entry)
-            policy = propagation_policy(entry, karmada_version or DEFAULT_KARMADA_VERSION)
+            policy = propagation_policy(entry, karmada_version or DEFAULT_KARMADA_VERSION, failover)
             rules = regular_nodes_only_rules(entry, members or [], label)
         except ApplicationError as error:
             raise AnsibleFilterError("united_deployment_applications: %s" % error)

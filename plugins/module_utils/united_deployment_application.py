@@ -23,7 +23,11 @@ import base64
 import copy
 import re
 
-from ansible_collections.multicloud.federation.plugins.module_utils.failover.decision import EVACUATION_TOLERATION
+from ansible_collections.multicloud.federation.plugins.module_utils.failover.decision import (
+    EVACUATION_TOLERATION,
+    METHOD_ENGINE,
+    engine_tolerations,
+)
 from ansible_collections.multicloud.federation.plugins.module_utils.karmada_division import (
     DEFAULT_KARMADA_VERSION,
     DivisionError,
@@ -513,9 +517,11 @@ def _served_version_errors(name, definition, api_version):
                                                            api_version)]
 
 
-def propagation_policy(entry, karmada_version=DEFAULT_KARMADA_VERSION):
+def propagation_policy(entry, karmada_version=DEFAULT_KARMADA_VERSION, failover=None):
     """The PropagationPolicy of a normalized entry: its UnitedDeployment and the objects it brings,
-    placed on its clusters by its scheduling."""
+    placed on its clusters by its scheduling. ``failover`` ({method, toleration_seconds, purge_mode}, the
+    federation host's failover_* settings): with method engine, the policy tolerates Karmada's failover
+    taint for toleration_seconds (for ever when the application does not fail over) and purges by purge_mode."""
     selectors = entry["resource_selectors"]
     if not selectors:
         # The apiVersion the control plane prefers, whatever the definition is written in: Karmada's detector
@@ -546,20 +552,31 @@ def propagation_policy(entry, karmada_version=DEFAULT_KARMADA_VERSION):
         if weight_list:
             replica_scheduling["weightPreference"] = {"staticWeightList": weight_list}
     placement = {"clusterAffinity": {"clusterNames": sorted(entry["clusters"])}, "replicaScheduling": replica_scheduling}
+    tolerations = []
+    engine = (failover or {}).get("method") == METHOD_ENGINE
+    if engine:
+        tolerations.extend(engine_tolerations(entry.get("failover") is not False, failover["toleration_seconds"]))
     if entry.get("failover") is False:
         # Tolerated without tolerationSeconds: Karmada's taint manager never evicts it for failover.yml's
         # taint (karmada v1.18.2 pkg/controllers/cluster/taint_manager.go), so it stays where it runs.
-        placement["clusterTolerations"] = [dict(EVACUATION_TOLERATION)]
+        tolerations.append(dict(EVACUATION_TOLERATION))
+    if tolerations:
+        placement["clusterTolerations"] = tolerations
+    spec = {
+        "resourceSelectors": selectors,
+        "propagateDeps": bool(entry["propagate_deps"]),
+        "conflictResolution": entry["conflict_resolution"],
+        "placement": placement,
+    }
+    if engine and entry.get("failover") is not False:
+        # How the taint manager purges the evicted copies (taint_manager.go getPurgeMode: the policy's own
+        # mode wins over --no-execute-taint-eviction-purge-mode).
+        spec["failover"] = {"cluster": {"purgeMode": failover["purge_mode"]}}
     return {
         "apiVersion": PROPAGATION_POLICY_API_VERSION,
         "kind": "PropagationPolicy",
         "metadata": {"name": entry["policy_name"], "namespace": entry["namespace"]},
-        "spec": {
-            "resourceSelectors": selectors,
-            "propagateDeps": bool(entry["propagate_deps"]),
-            "conflictResolution": entry["conflict_resolution"],
-            "placement": placement,
-        },
+        "spec": spec,
     }
 
 

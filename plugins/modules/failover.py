@@ -77,10 +77,37 @@ options:
         default: true
   method:
     description:
+      - C(engine) (Karmada) leaves the move to Karmada itself - the ClusterTaintPolicy the propagation_policy step keeps
+        taints a member NoExecute (C(multicloud.federation/not-ready)) while its Ready condition is not True, and the
+        taint manager evicts it when the applications' O(toleration_seconds) run out. A pass records each member Karmada
+        evicted with the collection's own taint (which evicts nothing more, and keeps the member out of every playbook
+        until failback), names a member lost past O(grace_seconds) that Karmada did not evict, and fails members back.
       - C(taint) moves replicas with the collection's NoExecute taint; C(off) only reports.
     type: str
-    choices: [taint, "off"]
+    choices: [engine, taint, "off"]
     default: taint
+  toleration_seconds:
+    description:
+      - With O(method=engine), the seconds the applications' policies tolerate Karmada's failover taint before the
+        taint manager evicts (their C(clusterTolerations[].tolerationSeconds)). 0 or more.
+    type: int
+    default: 60
+  detection_seconds:
+    description:
+      - With O(method=engine), the seconds Karmada takes to turn a lost member's Ready condition False or Unknown
+        (karmada-controller-manager C(--cluster-status-update-frequency) plus C(--cluster-failure-threshold), 10 + 30
+        by default, plus the 32 s a hanging probe waits). O(grace_seconds) must exceed it plus O(toleration_seconds),
+        so that failover.yml and Karmada never act on one member at once.
+    type: int
+    default: 72
+  purge_mode:
+    description:
+      - With O(method=engine), how Karmada removes an evicted member's copies (the policies'
+        C(spec.failover.cluster.purgeMode)) - C(Gracefully) once the others run them or after
+        C(--graceful-eviction-timeout), C(Directly) at once. Checked here so that the step and failover.yml agree.
+    type: str
+    choices: [Gracefully, Directly]
+    default: Gracefully
   grace_seconds:
     description: Seconds a member must have been not Ready before it is evacuated.
     type: int
@@ -163,6 +190,8 @@ evacuations:
   description: Per evacuated member - mechanism, survivors, ready_before, seconds to full count, lowest_ready per workload,
     held (the workloads that do not fail over), capacity (per workload the replicas moving and each survivor's room
     by the engine's estimate, Karmada's general estimator; a shortfall is also a note, it does not stop the evacuation).
+    With O(method=engine) a row with recorded true is a member Karmada evicted by itself, which the pass recorded with
+    the collection's taint (without seconds, since nothing was waited for).
   returned: unless O(drill)
   type: list
   elements: dict
@@ -213,7 +242,10 @@ def argspec():
             api_version=dict(type="str", required=True), kind=dict(type="str", required=True),
             name=dict(type="str", required=True), namespace=dict(type="str", default="default"),
             failover=dict(type="bool", default=True))),
-        method=dict(type="str", choices=["taint", "off"], default="taint"),
+        method=dict(type="str", choices=["engine", "taint", "off"], default="taint"),
+        toleration_seconds=dict(type="int", default=60),
+        detection_seconds=dict(type="int", default=72),
+        purge_mode=dict(type="str", choices=["Gracefully", "Directly"], default="Gracefully"),
         grace_seconds=dict(type="int", default=300),
         restore_seconds=dict(type="int", default=300),
         drill=dict(type="str"),
@@ -231,7 +263,9 @@ def main():
     params = module.params
     try:
         failover = Failover(None, params["members"], params["workloads"], params["method"], params["grace_seconds"],
-                            params["restore_seconds"], params["timeout"], interval=max(1, params["poll_interval"]))
+                            params["restore_seconds"], params["timeout"], interval=max(1, params["poll_interval"]),
+                            toleration_seconds=params["toleration_seconds"],
+                            detection_seconds=params["detection_seconds"], purge_mode=params["purge_mode"])
     except FailoverError as error:
         module.fail_json(msg=str(error))
     try:

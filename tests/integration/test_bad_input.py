@@ -226,6 +226,14 @@ def cases(inv: Inventory, workdir: Path) -> dict[str, tuple[str, dict | None, di
                                                ("option 'resource_interpreter_samples' is of type str",)),
         "string-for-the-kruise-values": ("playbooks/kruise.yml", None, {"kruise_values": "x"},
                                          ("argument 'kruise_values' is of type str",)),
+        # Two actors on one member: Karmada evicts by detection + toleration, failover.yml must come after.
+        "failover-grace-within-detection": ("playbooks/propagation_policy.yml", None,
+                                            {"failover_method": "engine", "failover_grace_seconds": 90,
+                                             "failover_detection_seconds": 72, "failover_toleration_seconds": 30},
+                                            ("failover_grace_seconds 90 must exceed failover_detection_seconds 72 + "
+                                             "failover_toleration_seconds 30",)),
+        "failover-negative-toleration": ("playbooks/failover.yml", None, {"failover_toleration_seconds": -5},
+                                         ("failover_toleration_seconds must be 0 or more seconds, not -5",)),
     }
 
 
@@ -264,6 +272,7 @@ CASE_IDS = (
     "no-members", "string-for-the-policy-clusters", "string-for-the-distribute-clusters",
     "string-for-the-member-zones", "string-for-the-resources", "string-for-the-resource-selectors",
     "string-for-the-override-rules", "string-for-the-interpreter-samples", "string-for-the-kruise-values",
+    "failover-grace-within-detection", "failover-negative-toleration",
 )
 
 

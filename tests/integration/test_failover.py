@@ -143,6 +143,71 @@ def test_a_lost_member_is_evacuated_and_failed_back_without_a_dip(stack, healthy
         "Verify each UnitedDeployment's split across clusters and subsets"}, rerun.describe()
 
 
+# failover_method engine: Karmada moves the replicas by itself. Toleration 0 (evicted once tainted); the grace must
+# exceed the stack's detection (10 s probes + 30 s failure threshold, 72 s with a hanging probe) plus the toleration.
+ENGINE = {"failover_method": "engine", "failover_toleration_seconds": 0, "failover_detection_seconds": 72,
+          "failover_grace_seconds": 75, "failover_restore_seconds": 5, "failover_timeout": 300}
+
+
+def propagation_policies(stack, extra_vars=None):
+    return run_playbook("playbooks/propagation_policy.yml", stack_inventory(stack.env), env=stack.env,
+                        extra_vars=extra_vars or {})
+
+
+def test_engine_karmada_moves_a_lost_members_share_with_no_command_run_and_failover_brings_it_back(stack, healthy):
+    karmada = stack.karmada()
+    try:
+        first = propagation_policies(stack, ENGINE)
+        assert first.changed > 0, first.describe()
+        taint_policy = karmada.get("clustertaintpolicies.policy.karmada.io", "multicloud-federation-failover")
+        assert taint_policy["spec"]["targetClusters"] == {"clusterNames": ["idc1", "test-ucs"]}, taint_policy
+        policy = karmada.get("propagationpolicies.policy.karmada.io", NAME, "-n", NAMESPACE)
+        assert policy["spec"]["placement"]["clusterTolerations"] == [
+            {"key": "multicloud.federation/not-ready", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 0}]
+        assert policy["spec"]["failover"] == {"cluster": {"purgeMode": "Gracefully"}}
+        assert propagation_policies(stack, ENGINE).changed == 0
+        wait_for(lambda: binding_split(stack) == {"idc1": 2, "test-ucs": 4} and ready(stack, "idc1") == 2
+                 and ready(stack, "test-ucs") == 4, "the split unchanged by the tolerations")
+
+        with Watch(stack, ["idc1"]) as survivor:
+            stack_cli("lose", "test-ucs")
+            # No command run: Karmada's ClusterTaintPolicy taints test-ucs, its taint manager evicts, idc1 runs 6.
+            wait_for(lambda: binding_split(stack) == {"idc1": 6} and ready(stack, "idc1") == 6,
+                     "Karmada alone to move test-ucs's share to idc1", timeout=300, interval=2)
+        assert survivor.lowest["idc1"] >= 2, survivor.lowest
+        cluster = karmada.get("clusters.cluster.karmada.io", "test-ucs")
+        assert any(t["key"] == "multicloud.federation/not-ready" and t["effect"] == "NoExecute"
+                   for t in cluster["spec"].get("taints", [])), cluster["spec"]
+        # failover.yml during the outage records the eviction (the collection's taint) and exits 0; again, nothing.
+        recorded = failover(stack, **ENGINE)
+        row = recorded.result(TASK, "karmada")["evacuations"]
+        assert [r["member"] for r in row] == ["test-ucs"] and row[0]["recorded"], recorded.describe()
+        assert "ClusterTaintPolicy" in row[0]["mechanism"]
+        assert failover(stack, **ENGINE).changed == 0
+
+        with Watch(stack, ["idc1", "test-ucs"]) as both:
+            stack_cli("restore", "test-ucs")
+            wait_for(lambda: karmada_ready(stack, "test-ucs") == "True", "Karmada to see test-ucs Ready", timeout=180)
+            wait_for(lambda: ready(stack, "test-ucs") == 0, "test-ucs's evicted copy removed", timeout=120)
+            back = passes_until(stack, ENGINE, lambda: binding_split(stack) == {"idc1": 2, "test-ucs": 4},
+                                "fail test-ucs back", pause=5)[-1]
+            assert [r["member"] for r in back.result(TASK, "karmada")["failed_back"]] == ["test-ucs"], back.describe()
+            wait_for(lambda: ready(stack, "idc1") == 2 and ready(stack, "test-ucs") == 4, "2 and 4 Ready again")
+        assert both.lowest["total"] >= 6, both.lowest
+        # Karmada removed its taint once test-ucs was Ready; failover.yml removed the collection's.
+        assert not karmada.get("clusters.cluster.karmada.io", "test-ucs")["spec"].get("taints"), "taints left"
+        assert failover(stack, **ENGINE).changed == 0
+        rerun = run_playbook("site.yml", stack_inventory(stack.env), env=stack.env, extra_vars=ENGINE, timeout=1200)
+        assert {task for _host, task, _items in rerun.changed_tasks()} <= {
+            "Verify each UnitedDeployment's split across clusters and subsets"}, rerun.describe()
+    finally:
+        # Back to the collection's default method: the ClusterTaintPolicy and the tolerations go.
+        propagation_policies(stack)
+    assert karmada.kubectl("get", "clustertaintpolicies.policy.karmada.io", "--no-headers", "-o", "name").stdout.strip() == ""
+    assert "clusterTolerations" not in karmada.get("propagationpolicies.policy.karmada.io", NAME, "-n", NAMESPACE)[
+        "spec"]["placement"]
+
+
 def test_a_drill_reports_and_leaves_the_federation_as_found(stack, healthy, tmp_path):
     refused = failover(stack, expect_failure=True, failover_drill="test-ucs")
     assert "failover_drill_confirm=true" in refused.messages()

@@ -27,10 +27,24 @@ NO_EXECUTE = "NoExecute"
 # the evacuation taint, with no tolerationSeconds (never evicted).
 EVACUATION_TOLERATION = {"key": EVACUATED_TAINT_KEY, "operator": "Exists", "effect": NO_EXECUTE}
 
+# The NoExecute taint Karmada itself puts on a member whose Ready condition is not True, by the
+# ClusterTaintPolicy site.yml keeps with failover_method engine (karmada v1.18.2
+# pkg/controllers/taint/clustertaintpolicy_controller.go: added while addOnConditions match, removed
+# once removeOnConditions match). The applications' policies tolerate it for failover_toleration_seconds
+# (karmada pkg/controllers/cluster/taint_manager.go evicts when the toleration runs out); one that does
+# not fail over tolerates it without tolerationSeconds, i.e. for ever.
+ENGINE_TAINT_KEY = "multicloud.federation/not-ready"
+# The ClusterTaintPolicy's name (cluster-scoped, one per federation).
+ENGINE_POLICY_NAME = "multicloud-federation-failover"
+
 # How replicas leave a lost member (the federation host's failover_method).
+METHOD_ENGINE = "engine"
 METHOD_TAINT = "taint"
 METHOD_OFF = "off"
-METHODS = (METHOD_TAINT, METHOD_OFF)
+METHODS = (METHOD_ENGINE, METHOD_TAINT, METHOD_OFF)
+# How Karmada purges the copies on a member it evicts (PropagationPolicy spec.failover.cluster.purgeMode,
+# karmada v1.18.2 pkg/apis/policy/v1alpha1/propagation_types.go ClusterFailoverBehavior: these two only).
+PURGE_MODES = ("Gracefully", "Directly")
 
 # Metav1.Time: RFC 3339 in UTC, seconds precision.
 API_TIME = "%Y-%m-%dT%H:%M:%SZ"
@@ -60,8 +74,41 @@ def evacuation_taint(now):
     return {"key": EVACUATED_TAINT_KEY, "effect": NO_EXECUTE, "value": "failover", "timeAdded": api_time(now)}
 
 
-def is_evacuated(taints):
-    return any(t.get("key") == EVACUATED_TAINT_KEY and t.get("effect") == NO_EXECUTE for t in taints or [])
+def is_evacuated(taints, key=EVACUATED_TAINT_KEY):
+    return any(t.get("key") == key and t.get("effect") == NO_EXECUTE for t in taints or [])
+
+
+def engine_tolerations(failover, toleration_seconds):
+    """An application's clusterTolerations for Karmada's own failover taint (``ENGINE_TAINT_KEY``): for
+    ``toleration_seconds`` when it fails over, for ever when it does not."""
+    toleration = {"key": ENGINE_TAINT_KEY, "operator": "Exists", "effect": NO_EXECUTE}
+    if failover:
+        toleration["tolerationSeconds"] = int(toleration_seconds)
+    return [toleration]
+
+
+def validate_method(method, toleration_seconds, detection_seconds, grace_seconds, purge_mode):
+    """Refuse a failover method's settings that cannot work, before anything is read: the two actors (Karmada
+    and failover.yml) must never race on one member."""
+    problems = []
+    if method not in METHODS:
+        problems.append("failover_method %r is not one of %s" % (method, ", ".join(METHODS)))
+    if toleration_seconds is None or toleration_seconds < 0:
+        problems.append("failover_toleration_seconds must be 0 or more seconds, not %r" % (toleration_seconds,))
+    if detection_seconds is None or detection_seconds < 0:
+        problems.append("failover_detection_seconds must be 0 or more seconds, not %r" % (detection_seconds,))
+    if purge_mode not in PURGE_MODES:
+        problems.append("failover_purge_mode %r is not one of %s (Karmada's cluster failover purge modes)"
+                        % (purge_mode, ", ".join(PURGE_MODES)))
+    if not problems and method == METHOD_ENGINE and grace_seconds is not None \
+            and grace_seconds <= detection_seconds + toleration_seconds:
+        problems.append(
+            "failover_grace_seconds %s must exceed failover_detection_seconds %s + failover_toleration_seconds %s "
+            "with failover_method engine: Karmada evicts by then, and failover.yml only reports a member Karmada "
+            "has not evicted after the grace; raise the grace or lower the toleration"
+            % (grace_seconds, detection_seconds, toleration_seconds))
+    if problems:
+        raise FailoverError("; ".join(problems))
 
 
 def validate_timings(grace_seconds, restore_seconds, timeout):
@@ -76,10 +123,10 @@ def validate_timings(grace_seconds, restore_seconds, timeout):
         raise FailoverError("; ".join(problems))
 
 
-def member_states(health, inventory, now):
+def member_states(health, inventory, now, key=EVACUATED_TAINT_KEY):
     """One row per inventory member, from the engine's ``member_health()`` rows:
-    {name, ready, for_seconds (since Ready last changed, None when unknown), reason, evacuated}.
-    FailoverError when the engine does not list an inventory member."""
+    {name, ready, for_seconds (since Ready last changed, None when unknown), reason, evacuated (it carries
+    the NoExecute taint ``key``)}. FailoverError when the engine does not list an inventory member."""
     by_name = dict((row["name"], row) for row in health)
     missing = [name for name in inventory if name not in by_name]
     if missing:
@@ -92,7 +139,9 @@ def member_states(health, inventory, now):
         since = parse_api_time(row.get("since"))
         states.append({"name": name, "ready": bool(row.get("ready")), "reason": row.get("reason") or "",
                        "for_seconds": None if since is None else max(0, int(now - since)),
-                       "evacuated": is_evacuated(row.get("taints"))})
+                       "evacuated": is_evacuated(row.get("taints"), key),
+                       # Karmada's own failover taint (failover_method engine's ClusterTaintPolicy)
+                       "engine_tainted": is_evacuated(row.get("taints"), ENGINE_TAINT_KEY)})
     return states
 
 

@@ -108,10 +108,11 @@ class Failover(object):
     """failover.yml's pass over the federation: evacuate lost members, fail back returned ones."""
 
     def __init__(self, engine, members, workloads, method, grace_seconds, restore_seconds, timeout,
-                 interval=1.0, clock=time.time, sleep=time.sleep, readiness=None):
+                 interval=1.0, clock=time.time, sleep=time.sleep, readiness=None, toleration_seconds=0,
+                 detection_seconds=0, purge_mode=decision.PURGE_MODES[0]):
         decision.validate_timings(grace_seconds, restore_seconds, timeout)
-        if method not in decision.METHODS:
-            raise FailoverError("failover_method %r is not one of %s" % (method, ", ".join(decision.METHODS)))
+        decision.validate_method(method, toleration_seconds, detection_seconds, grace_seconds, purge_mode)
+        self.toleration = toleration_seconds
         self.engine, self.members = engine, members
         # Workloads with failover false tolerate the evacuation taint: they stay, and are not counted.
         self.workloads = [w for w in workloads if w.get("failover", True) is not False]
@@ -221,7 +222,66 @@ class Failover(object):
         row["lowest_ready"] = sampler.lowest
         return row
 
+    def engine_mechanism(self):
+        return ("Karmada's taint manager: the ClusterTaintPolicy %s put the NoExecute taint %s on the member once its "
+                "Ready condition was not True, and the applications' clusterTolerations ran out after %ss"
+                % (decision.ENGINE_POLICY_NAME, decision.ENGINE_TAINT_KEY, self.toleration))
+
+    def record_engine_evictions(self, states, decided, check_mode):
+        """failover_method engine: Karmada evicts a lost member by itself. A pass records each member Karmada
+        evicted (its failover taint on, no binding of a workload that fails over places it) with the collection's
+        evacuation taint, which evicts nothing more (nothing is placed there) and keeps the member out of every
+        playbook until failback, as with method taint; a member lost past the grace that Karmada has not evicted
+        is named, and left to Karmada (two actors never race on one member). Returns (rows, notes, states)."""
+        templates = self.templates()
+        rows, notes = [], []
+        if decided["held"] or not [s for s in states if s["ready"] and not s["evacuated"]]:
+            # Every member lost at once (or the control plane cut off from all): Karmada evicts them all the same
+            # (its taint manager judges one cluster at a time); failover.yml records nothing, as with any method.
+            notes.append("no member is Ready: Karmada's taint manager evicts every member it sees lost, one at a time, "
+                         "so no binding keeps a cluster and the copies are removed as each member answers again "
+                         "(the README's disaster-recovery section: failover_method taint holds in this case)")
+            return rows, notes, states
+        for state in states:
+            name = state["name"]
+            if state["evacuated"] or state["ready"]:
+                continue
+            placing = [workload_ref(w) for w, t in templates if name in self.engine.placed_clusters(t)]
+            if state["engine_tainted"] and not placing:
+                self.engine.set_member_taint(name, decision.evacuation_taint(self.clock()), True, dry_run=check_mode)
+                rows.append({"member": name, "mechanism": self.engine_mechanism(), "recorded": True,
+                             "survivors": [s["name"] for s in states if s["ready"] and not s["evacuated"]],
+                             "held": list(self.held), "notes": []})
+                states = [dict(s, evacuated=True) if s["name"] == name else s for s in states]
+            elif name in decided["evacuate"]:
+                notes.append("%s has been lost for %ss and Karmada has not evicted it yet (%s: %s). %s" % (
+                    name, state["for_seconds"], "its failover taint is on" if state["engine_tainted"] else
+                    "the ClusterTaintPolicy %s has not tainted it" % decision.ENGINE_POLICY_NAME,
+                    ", ".join(placing) or "nothing placed", self.engine_hint()))
+        return rows, notes, states
+
+    def unrecorded_returns(self, states):
+        """failover_method engine: members back (Ready for the restore time, Karmada's taint gone) that no pass
+        recorded as evacuated while they were lost, but that a workload's weights place and its binding does not."""
+        back = []
+        for state in states:
+            if state["evacuated"] or not state["ready"] or state["for_seconds"] is None \
+                    or state["for_seconds"] < self.restore or state["engine_tainted"]:
+                continue
+            for _workload, template in self.templates():
+                drift = self.engine.placement_drift(template)
+                if int((drift["predicted"] or {}).get(state["name"]) or 0) > 0 \
+                        and state["name"] not in self.engine.placed_clusters(template):
+                    back.append(state["name"])
+                    break
+        return back
+
     def engine_hint(self):
+        if self.method == decision.METHOD_ENGINE:
+            return ("With failover_method engine Karmada evicts when karmada-controller-manager runs with "
+                    "--feature-gates=Failover=true and --enable-no-execute-taint-eviction=true and the site.yml "
+                    "step keeps the ClusterTaintPolicy %s; otherwise use failover_method taint (failover.yml taints "
+                    "the member) or off" % decision.ENGINE_POLICY_NAME)
         if self.engine.name == "karmada":
             return ("Karmada evicts for a NoExecute taint only when karmada-controller-manager runs with "
                     "--feature-gates=Failover=true and --enable-no-execute-taint-eviction=true; a managed control "
@@ -246,6 +306,7 @@ class Failover(object):
                 # failback (a member whose traffic hung still holds them when it answers again).
                 self._wait(lambda: self.engine.removals_pending(member, [t for _w, t in templates]),
                            "failing back %s: its evicted copies removed first" % member)
+            # (Absent after an engine eviction no pass recorded: then nothing is written.)
             self.engine.set_member_taint(member, decision.evacuation_taint(self.clock()), False, dry_run=check_mode)
             if check_mode:
                 return row
@@ -291,6 +352,14 @@ class Failover(object):
                 result["notes"].append("failover_method is off: %s stay(s) in the placement"
                                        % ", ".join(decided["evacuate"]))
             decided["evacuate"] = []
+        if self.method == decision.METHOD_ENGINE:
+            recorded, notes, states = self.record_engine_evictions(states, decided, check_mode)
+            result["evacuations"].extend(recorded)
+            result["notes"].extend(notes)
+            result["changed"] = result["changed"] or bool(recorded)
+            decided["evacuate"] = []
+            decided["failback"] = decided["failback"] + [
+                name for name in self.unrecorded_returns(states) if name not in decided["failback"]]
         for member in decided["evacuate"]:
             result["evacuations"].append(self.evacuate(member, states, check_mode))
             result["notes"].extend(result["evacuations"][-1]["notes"])

@@ -36,7 +36,7 @@ def test_times_round_trip_and_fractions():
 def test_member_states_count_seconds_since_ready_changed():
     got = states(row("idc1"), row("test-ucs", ready=False, ago=42))
     assert got[1] == {"name": "test-ucs", "ready": False, "reason": "ClusterNotReachable", "for_seconds": 42,
-                      "evacuated": False}
+                      "evacuated": False, "engine_tainted": False}
 
 
 def test_a_member_the_federation_does_not_list_is_refused():

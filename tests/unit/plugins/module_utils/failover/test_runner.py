@@ -147,9 +147,15 @@ class Readiness(object):
 def failover(world, clock, workloads=(WORKLOAD,), **options):
     settings = dict(method="taint", grace_seconds=60, restore_seconds=60, timeout=120)
     settings.update(options)
+    extra = dict((key, settings[key]) for key in ("toleration_seconds", "detection_seconds", "purge_mode")
+                 if key in settings)
     return Failover(Engine(world), MEMBERS, list(workloads), settings["method"], settings["grace_seconds"],
                     settings["restore_seconds"], settings["timeout"], clock=clock, sleep=clock.sleep,
-                    readiness=Readiness(world))
+                    readiness=Readiness(world), **extra)
+
+
+ENGINE_TAINT = {"key": d.ENGINE_TAINT_KEY, "effect": "NoExecute", "timeAdded": "2026-12-04T11:59:00Z"}
+ENGINE = dict(method="engine", grace_seconds=120, toleration_seconds=30, detection_seconds=72)
 
 
 def test_a_lost_member_is_tainted_and_the_pass_waits_for_the_full_count_elsewhere():
@@ -328,3 +334,75 @@ def test_without_an_estimate_the_capacity_says_so():
     world = World(clock)
     result = failover(world, clock).run()
     assert result["evacuations"][0]["capacity"] == {REF: {"estimated": False}} and result["notes"] == []
+
+
+def test_engine_a_member_karmada_evicted_is_recorded_with_the_collection_taint_and_nothing_is_waited_for():
+    clock = Clock()
+    world = World(clock)
+    world.taints["test-ucs"] = [dict(ENGINE_TAINT)]
+    result = failover(world, clock, **ENGINE).run()
+    # Karmada evicted it (its failover taint, nothing placed there): the pass only records it.
+    assert world.log == [("taint", "test-ucs", True, False)], world.log
+    row = result["evacuations"][0]
+    assert result["changed"] and row["recorded"] and d.ENGINE_POLICY_NAME in row["mechanism"]
+    assert "seconds" not in row
+    world.log = []
+    again = failover(world, clock, **ENGINE).run()
+    assert not again["changed"] and world.log == []
+
+
+def test_engine_a_member_lost_past_the_grace_that_karmada_did_not_evict_is_named_and_left_to_karmada():
+    clock = Clock()
+    world = World(clock)
+    engine = Engine(world)
+    engine.placed_clusters = lambda template: ["idc1", "test-ucs"]
+    runner = failover(world, clock, **ENGINE)
+    runner.engine = engine
+    result = runner.run()
+    assert world.log == [] and not result["changed"] and result["evacuations"] == []
+    assert any("Karmada has not evicted it yet" in note and "has not tainted it" in note for note in result["notes"])
+
+
+def test_engine_a_member_back_that_no_pass_recorded_is_failed_back_by_the_weights():
+    clock = Clock()
+    world = World(clock)
+    world.ready["test-ucs"], world.since["test-ucs"] = True, clock.now - 61
+    world.placed, world.running = {"idc1": 6}, {"idc1": 6, "test-ucs": 0}
+    result = failover(world, clock, **ENGINE).run()
+    assert [row["member"] for row in result["failed_back"]] == ["test-ucs"]
+    assert ("rebalance",) in world.log and world.placed == {"idc1": 2, "test-ucs": 4}
+
+
+def test_engine_a_member_back_while_karmada_still_taints_it_waits():
+    clock = Clock()
+    world = World(clock)
+    world.ready["test-ucs"], world.since["test-ucs"] = True, clock.now - 61
+    world.taints["test-ucs"] = [dict(ENGINE_TAINT)]
+    world.placed, world.running = {"idc1": 6}, {"idc1": 6, "test-ucs": 0}
+    result = failover(world, clock, **ENGINE).run()
+    assert result["failed_back"] == [] and world.log == []
+
+
+@pytest.mark.parametrize("options, said", [
+    (dict(grace_seconds=100, toleration_seconds=30, detection_seconds=72), "must exceed failover_detection_seconds 72"),
+    (dict(grace_seconds=102, toleration_seconds=30, detection_seconds=72), "102 must exceed"),
+    (dict(toleration_seconds=-1), "failover_toleration_seconds must be 0 or more"),
+    (dict(purge_mode="Never"), "failover_purge_mode 'Never' is not one of Gracefully, Directly"),
+    (dict(method="placement"), "failover_method 'placement' is not one of"),
+])
+def test_engine_settings_that_cannot_work_are_refused_before_anything_is_read(options, said):
+    clock = Clock()
+    world = World(clock)
+    with pytest.raises(d.FailoverError, match=said):
+        failover(world, clock, **dict(ENGINE, **options))
+    assert world.log == []
+
+
+def test_engine_every_member_lost_records_nothing_and_says_what_karmada_does():
+    clock = Clock()
+    world = World(clock)
+    world.ready["idc1"], world.since["idc1"] = False, clock.now - 600
+    world.taints = {"idc1": [dict(ENGINE_TAINT)], "test-ucs": [dict(ENGINE_TAINT)]}
+    result = failover(world, clock, **ENGINE).run()
+    assert world.log == [] and not result["changed"] and result["evacuations"] == []
+    assert any("no member is Ready" in note for note in result["notes"]), result["notes"]

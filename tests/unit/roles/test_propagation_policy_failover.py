@@ -1,0 +1,55 @@
+"""failover_method engine in the propagation_policy step: the ClusterTaintPolicy the role keeps and the
+tolerations the policies get answer each other, and agree with what failover.yml reads."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from ansible_collections.multicloud.federation.plugins.module_utils.failover import decision as d
+from ansible_collections.multicloud.federation.plugins.module_utils.united_deployment_application import (
+    applications,
+    propagation_policy,
+)
+
+ROOT = Path(__file__).resolve().parents[3]
+VARS = yaml.safe_load((ROOT / "roles" / "propagation_policy" / "vars" / "main.yml").read_text())
+MEMBERS = [{"name": "idc1", "host": "idc1"}, {"name": "test-ucs", "host": "test-ucs"}]
+ENGINE = {"method": "engine", "toleration_seconds": 30, "purge_mode": "Directly"}
+
+
+def entry(**fields):
+    app = dict({"name": "sample-ud", "weights": {"idc1": 1, "test-ucs": 2}}, **fields)
+    return applications([app], MEMBERS, "apps.kruise.io/v1beta1")[0]
+
+
+def test_the_role_taint_policy_adds_the_taint_failover_yml_reads_while_ready_is_not_true():
+    policy = VARS["__propagation_policy_taint_policy"]
+    assert policy["metadata"]["name"] == d.ENGINE_POLICY_NAME
+    assert policy["spec"]["taints"] == [{"key": d.ENGINE_TAINT_KEY, "effect": d.NO_EXECUTE}]
+    assert policy["spec"]["addOnConditions"] == [{"conditionType": "Ready", "operator": "NotIn", "statusValues": ["True"]}]
+    assert policy["spec"]["removeOnConditions"] == [{"conditionType": "Ready", "operator": "In", "statusValues": ["True"]}]
+    # Never the evacuation taint failover.yml writes itself: no toleration the collection writes may match that one.
+    assert d.ENGINE_TAINT_KEY != d.EVACUATED_TAINT_KEY
+
+
+def test_engine_a_failing_over_application_tolerates_the_taint_for_the_toleration_and_purges_by_the_mode():
+    policy = propagation_policy(entry(), failover=ENGINE)
+    assert policy["spec"]["placement"]["clusterTolerations"] == [
+        {"key": d.ENGINE_TAINT_KEY, "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 30}]
+    assert policy["spec"]["failover"] == {"cluster": {"purgeMode": "Directly"}}
+
+
+def test_engine_an_application_that_does_not_fail_over_tolerates_both_taints_for_ever():
+    policy = propagation_policy(entry(failover=False), failover=ENGINE)
+    assert policy["spec"]["placement"]["clusterTolerations"] == [
+        {"key": d.ENGINE_TAINT_KEY, "operator": "Exists", "effect": "NoExecute"}, d.EVACUATION_TOLERATION]
+    assert "failover" not in policy["spec"]
+
+
+@pytest.mark.parametrize("failover", [None, {"method": "taint", "toleration_seconds": 30, "purge_mode": "Directly"}])
+def test_other_methods_add_no_toleration_and_no_failover_behaviour(failover):
+    policy = propagation_policy(entry(), failover=failover)
+    assert "clusterTolerations" not in policy["spec"]["placement"] and "failover" not in policy["spec"]
