@@ -286,7 +286,7 @@ def test_the_files_the_step_writes_are_private_whatever_the_umask_and_the_downlo
     """The modes of what the collection itself writes, not of the stack's own files: downloads saved
     world-readable (0644, as a browser saves them under umask 022), installed under a destination whose
     directories do not exist yet, by a run under umask 022. Every installed file and the merged one are
-    0600, and the directory the step created for them 0700 (plugins/modules/kubeconfig.py's contract)."""
+    0600, and the directory the step created for them 0700 (plugins/modules/kubeconfig_file.py's contract)."""
     dest = tmp_path / "fresh" / "kube"
     downloads = tmp_path / "downloads"
     downloads.mkdir()

@@ -24,7 +24,7 @@ STEPS = {step["step"]: step for step in DRIFT_VARS["__drift_runbook_steps"]}
 # Modules that write to a cluster (or a kubeconfig file): their results are what drift is made of.
 WRITING_MODULES = {
     "kubernetes.core.k8s", "multicloud.federation.k8s", "kubernetes.core.k8s_json_patch", "kubernetes.core.helm",
-    "multicloud.federation.kubeconfig", "multicloud.federation.federalize", "multicloud.federation.federalize_placement",
+    "multicloud.federation.kubeconfig_file", "multicloud.federation.federalize", "multicloud.federation.federalize_placement",
     "multicloud.federation.override_policy", "multicloud.federation.cce_addon",
     "multicloud.federation.workload_rebalance", "multicloud.federation.helm_release_recover",
 }

@@ -9,7 +9,7 @@ __metaclass__ = type
 
 DOCUMENTATION = r"""
 ---
-module: kubeconfig
+module: kubeconfig_file
 short_description: Install a cluster's kubeconfig, select its context and check the cluster behind it
 version_added: 0.1.0
 author:
@@ -141,13 +141,13 @@ options:
 
 EXAMPLES = r"""
 - name: Install the member's downloaded kubeconfig and use its internal endpoint
-  multicloud.federation.kubeconfig:
+  multicloud.federation.kubeconfig_file:
     src: /home/ops/Downloads/idc1-kubeconfig.json
     dest: /home/ops/.kube/idc1.kubeconfig
     context: internal
 
 - name: Check the Karmada control plane and its members without writing anything
-  multicloud.federation.kubeconfig:
+  multicloud.federation.kubeconfig_file:
     src: /home/ops/.kube/ucs-fleet.kubeconfig
     context: federation
     federation_members:
@@ -155,7 +155,7 @@ EXAMPLES = r"""
       - test-ucs
 
 - name: Merge every cluster into one file, one context per cluster
-  multicloud.federation.kubeconfig:
+  multicloud.federation.kubeconfig_file:
     dest: /home/ops/.kube/fleet-merged.kubeconfig
     context: ucs-fleet
     sources:

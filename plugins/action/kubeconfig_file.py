@@ -2,7 +2,7 @@
 # Copyright: multicloud.federation contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 
-"""multicloud.federation.kubeconfig runs in the worker process when it can (see plugin_utils/in_process.py)."""
+"""multicloud.federation.kubeconfig_file runs in the worker process when it can (see plugin_utils/in_process.py)."""
 
 from __future__ import annotations
 

@@ -27,7 +27,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
 from ansible.module_utils.testing import patch_module_args
-from ansible_collections.multicloud.federation.plugins.modules import kubeconfig as module
+from ansible_collections.multicloud.federation.plugins.modules import kubeconfig_file as module
 
 KEY_DATA = base64.b64encode(b"-----BEGIN EC PRIVATE KEY-----\nnot-a-real-key\n").decode()
 
