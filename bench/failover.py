@@ -1,8 +1,9 @@
 """`make bench`, disaster recovery: how long a lost member cloud's share takes to run elsewhere, and to come back.
 
 On the local stack's Karmada federation, converged (site.yml: ``demo``, 6 replicas, idc1 2 and test-ucs 4),
-failover.yml with ``failover_method: taint`` and a grace and restore time of ``--grace`` seconds, for each
-outage kind:
+for each method of ``--methods`` - ``taint`` (failover.yml taints the lost member; grace and restore time
+``--grace`` seconds) and ``engine`` (Karmada's ClusterTaintPolicy and the policies' tolerations, toleration 0,
+applied by the propagation_policy step first; no command runs until the member is back) - and each outage kind:
 
   refused   test-ucs lost whole (``python -m tests.stack lose``): its apiserver refuses connections
   hang      the same processes stopped (SIGSTOP, ``lose --hang``): every probe waits for its timeout
@@ -39,9 +40,19 @@ def since(start: float) -> float:
     return round(time.monotonic() - start, 1)
 
 
-def outage(stack, kind: str, grace: int) -> dict:
+# failover_method engine as the tests run it (test_failover.py): toleration 0, the grace above detection + toleration.
+ENGINE = {"failover_method": "engine", "failover_toleration_seconds": 0, "failover_detection_seconds": 72,
+          "failover_grace_seconds": 75}
+
+
+def settings_for(method: str, grace: int) -> dict:
     settings = {"failover_grace_seconds": grace, "failover_restore_seconds": grace, "failover_timeout": 600}
-    row = {"outage": kind, "method": "taint", "engine": "karmada", "grace_seconds": grace}
+    return dict(settings, **ENGINE, failover_restore_seconds=grace) if method == "engine" else settings
+
+
+def outage(stack, kind: str, grace: int, method: str = "taint") -> dict:
+    settings = settings_for(method, grace)
+    row = {"outage": kind, "method": method, "engine": "karmada", "grace_seconds": settings["failover_grace_seconds"]}
     with Watch(stack, ["idc1"]) as survivor:
         lost = time.monotonic()
         stack_cli("lose", "test-ucs", *(["--hang"] if kind == "hang" else []))
@@ -49,6 +60,10 @@ def outage(stack, kind: str, grace: int) -> dict:
         row["detection_seconds"] = since(lost)
         passes = 0
         while binding_split(stack) != {"idc1": 6}:
+            if method == "engine":
+                # Karmada alone: no command is run.
+                time.sleep(0.5)
+                continue
             if passes:
                 time.sleep(5)
             failover(stack, settings)
@@ -56,6 +71,8 @@ def outage(stack, kind: str, grace: int) -> dict:
         row["evacuated_seconds"], row["passes"] = since(lost), passes
         wait_for(lambda: ready(stack, "idc1") == 6, "idc1 at 6 Ready", timeout=300, interval=0.5)
         row["rto_seconds"] = since(lost)
+        if method == "engine":
+            failover(stack, settings)  # records the eviction
     row["lowest_ready_survivor"] = survivor.lowest.get("idc1")
     with Watch(stack, ["idc1", "test-ucs"]) as both:
         restored = time.monotonic()
@@ -102,6 +119,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--grace", type=int, default=5, help="failover_grace_seconds and failover_restore_seconds")
     parser.add_argument("--outages", default="refused,hang", help="outage kinds, comma-separated")
+    parser.add_argument("--methods", default="taint,engine", help="failover methods, comma-separated")
     parser.add_argument("--output", type=Path, default=RESULTS)
     args = parser.parse_args(argv)
     ensure_collection()
@@ -113,15 +131,21 @@ def main(argv: list[str] | None = None) -> int:
     result = {"date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"), "cores": os.cpu_count(),
               "karmada": versions["karmada"]["version"], "outages": []}
     try:
-        for kind in [k for k in args.outages.split(",") if k]:
-            print(f"[bench] failover, outage {kind}", flush=True)
-            result["outages"].append(outage(stack, kind, args.grace))
-            print(f"[bench]   {result['outages'][-1]}", flush=True)
+        for method in [m for m in args.methods.split(",") if m]:
+            policies = run_playbook("playbooks/propagation_policy.yml", stack_inventory(stack.env), env=stack.env,
+                                    extra_vars=settings_for(method, args.grace))
+            assert policies.returncode == 0, policies.describe()
+            for kind in [k for k in args.outages.split(",") if k]:
+                print(f"[bench] failover, method {method}, outage {kind}", flush=True)
+                result["outages"].append(outage(stack, kind, args.grace, method))
+                print(f"[bench]   {result['outages'][-1]}", flush=True)
         workdir = Path(os.environ.get("TMPDIR", "/tmp")) / "mcf-bench-failover"
         workdir.mkdir(parents=True, exist_ok=True)
         result["drill"] = drill(stack, workdir)
     finally:
         stack_cli("restore", "test-ucs", check=False)
+        # The collection's default method again: the ClusterTaintPolicy and the tolerations go.
+        run_playbook("playbooks/propagation_policy.yml", stack_inventory(stack.env), env=stack.env, expect_failure=None)
     write_results(args.output, result, markdown(result), "-failover")
     return 0
 
