@@ -299,6 +299,23 @@ class FederationEngine(object):
         what was changed, or None when no surge is in place."""
         return None
 
+    # failover_method placement: a lost member taken out of each workload's placement, and put back.
+    def placement_withdrawn(self, template):
+        """The members failover.yml took out of ``template``'s placement (sorted; [] when none)."""
+        return []
+
+    def withdraw_member(self, template, member, dry_run=False):
+        """Take ``member`` out of ``template``'s placement, the rest dividing its share, and record what it was. A note,
+        or None when it is out already; EngineError where the engine or the policy cannot do it."""
+        raise EngineError("%s: failover_method placement is not supported; use failover_method taint (its scheduler "
+                          "drops a member with the collection's NoExecute taint)" % self.display_name)
+
+    def return_member(self, template, member, dry_run=False):
+        """Put ``member`` back into ``template``'s placement: {note, share} - share is the member's replicas under the
+        weights when the return is staged (the policy Duplicated until the member runs them; settle_placement
+        finishes), None when Karmada divides at once; None when ``member`` was not taken out."""
+        return None
+
     def removals_pending(self, member, templates):
         """What the engine still has to remove from ``member`` after it was evacuated (copies it is deleting,
         evictions in progress): a failback waits for that, or the old copies would go while the new ones are

@@ -69,10 +69,12 @@ from ansible_collections.multicloud.federation.plugins.module_utils.karmada_divi
 )
 from ansible_collections.multicloud.federation.plugins.module_utils.karmada_estimator import available_replicas
 from ansible_collections.multicloud.federation.plugins.module_utils.karmada_placement import (
+    DUPLICATED,
     PlacementError,
     api_enabled,
     label_selector_matches,
     policy_selects,
+    withdrawn_placement,
 )
 
 CLUSTER_API = ("cluster.karmada.io/v1alpha1", "Cluster")
@@ -90,6 +92,9 @@ EXECUTION_SPACE_PREFIX = "karmada-es-"
 
 # While a surge (Duplicated) is in place: the policy's own replicaScheduling and field owners, as JSON on it.
 FAILBACK_ANNOTATION = "multicloud.federation/staged-replica-scheduling"
+# failover_method placement: the policy's placement before failover.yml took lost members out of it, its field
+# owners, and the members taken out (JSON); gone once the last of them is failed back.
+WITHDRAWN_ANNOTATION = "multicloud.federation/withdrawn-placement"
 REBALANCER_API = ("apps.karmada.io/v1alpha1", "WorkloadRebalancer")
 REBALANCER_PREFIX = "multicloud-rebalance-"
 # The module removes its WorkloadRebalancer once the workload is rescheduled; should a run end before
@@ -587,6 +592,89 @@ class KarmadaEngine(FederationEngine):
                                      namespace=meta.get("namespace"))
         return "%s %s: its own replica scheduling again (%s)" % (kind, meta["name"],
                                                                  json.dumps(saved["replicaScheduling"], sort_keys=True))
+
+    # --- failover_method placement: a lost member taken out of the policies' placement ----------
+    def placement_withdrawn(self, template):
+        policy, _kind = self.workload_policy(template)
+        saved = (((policy or {}).get("metadata") or {}).get("annotations") or {}).get(WITHDRAWN_ANNOTATION)
+        return sorted(json.loads(saved)["members"]) if saved else []
+
+    def withdraw_member(self, template, member, dry_run=False):
+        policy, kind = self._policy_of(template)
+        meta = policy["metadata"]
+        annotations = meta.get("annotations") or {}
+        placement = (policy.get("spec") or {}).get("placement") or {}
+        if WITHDRAWN_ANNOTATION in annotations:
+            saved = json.loads(annotations[WITHDRAWN_ANNOTATION])
+        else:
+            saved = {"placement": placement, "managedFields": meta.get("managedFields") or [], "members": []}
+        if member in saved["members"]:
+            return None
+        withdrawn = withdrawn_placement(saved["placement"], saved["members"] + [member])
+        if withdrawn == withdrawn_placement(saved["placement"], saved["members"]):
+            raise EngineError("%s %s does not name %s in placement.clusterAffinity.clusterNames: failover_method "
+                              "placement can only take out a member the policy names; use failover_method taint"
+                              % (kind, meta["name"], member))
+        saved["members"] = sorted(saved["members"] + [member])
+        spec = {"clusterAffinity": withdrawn["clusterAffinity"]}
+        if withdrawn.get("replicaScheduling") != placement.get("replicaScheduling"):
+            # A merge patch replaces the list whole.
+            spec["replicaScheduling"] = {"weightPreference": withdrawn["replicaScheduling"]["weightPreference"]}
+        self.control_plane.patch(POLICY_API_VERSION, kind, meta["name"],
+                                 {"metadata": {"resourceVersion": meta["resourceVersion"],
+                                               "annotations": {WITHDRAWN_ANNOTATION: json.dumps(saved, sort_keys=True)}},
+                                  "spec": {"placement": spec}}, namespace=meta.get("namespace"), dry_run=dry_run)
+        return "%s %s: %s taken out of its placement (clusterNames %s)" % (
+            kind, meta["name"], member, ", ".join(withdrawn["clusterAffinity"]["clusterNames"]))
+
+    def return_member(self, template, member, dry_run=False):
+        policy, kind = self._policy_of(template)
+        meta = policy["metadata"]
+        annotations = meta.get("annotations") or {}
+        if WITHDRAWN_ANNOTATION not in annotations:
+            return None
+        saved = json.loads(annotations[WITHDRAWN_ANNOTATION])
+        if member not in saved["members"]:
+            return None
+        remaining = [name for name in saved["members"] if name != member]
+        target = withdrawn_placement(saved["placement"], remaining)
+        scheduling = target.get("replicaScheduling") or {}
+        owners = saved["managedFields"] if not remaining else (meta.get("managedFields") or [])
+        # The returning member's share under the weights it is returned with (what the settle stage divides).
+        share = int(((check_division(self.control_plane.get(template.get("apiVersion"), template.get("kind"),
+                                                            template["metadata"]["name"],
+                                                            template["metadata"].get("namespace")) or template,
+                                     self.placement(template), dict(policy, spec=dict(policy.get("spec") or {},
+                                                                                     placement=target)),
+                                     self.clusters(), self.karmada_version or DEFAULT_KARMADA_VERSION,
+                                     template.get("apiVersion"), template.get("kind"))["division"] or {})
+                     .get("replicas") or {}).get(member) or 0)
+        new_annotations = {WITHDRAWN_ANNOTATION: json.dumps(dict(saved, members=remaining), sort_keys=True)
+                           if remaining else None}
+        staged = scheduling.get("replicaSchedulingType", DUPLICATED) != DUPLICATED and share > 0
+        if staged:
+            # Stage 1 of the failback: Duplicated with the member back (it starts its copies while the others keep
+            # theirs); settle_placement then puts this scheduling and these field owners back.
+            new_annotations[FAILBACK_ANNOTATION] = json.dumps({"replicaScheduling": scheduling, "managedFields": owners},
+                                                              sort_keys=True)
+            new_scheduling = {"replicaSchedulingType": DUPLICATED, "replicaDivisionPreference": None,
+                              "weightPreference": None}
+        else:
+            new_scheduling = dict(scheduling)
+            for key in ("replicaDivisionPreference", "weightPreference"):
+                new_scheduling.setdefault(key, None)
+        patched = self.control_plane.patch(
+            POLICY_API_VERSION, kind, meta["name"],
+            {"metadata": {"resourceVersion": meta["resourceVersion"], "annotations": new_annotations},
+             "spec": {"placement": {"clusterAffinity": target["clusterAffinity"], "replicaScheduling": new_scheduling}}},
+            namespace=meta.get("namespace"), dry_run=dry_run)
+        if not staged and not remaining and owners and not dry_run:
+            self.control_plane.patch(POLICY_API_VERSION, kind, meta["name"],
+                                     {"metadata": {"resourceVersion": (patched or {}).get("metadata", {}).get("resourceVersion"),
+                                                   "managedFields": owners}}, namespace=meta.get("namespace"))
+        return {"share": share if staged else None,
+                "note": "%s %s: %s back in its placement%s" % (kind, meta["name"], member,
+                                                               ", Duplicated while it starts its copies" if staged else "")}
 
     # --- rebalancing: Karmada does not reschedule a static-weight split when a cluster joins --
     def placement_drift(self, template):

@@ -291,3 +291,33 @@ def policy_selects(policy, api_version, kind, name, labels, namespace):
         if label_selector_matches(selector.get("labelSelector"), labels):
             return True
     return False
+
+
+def withdrawn_placement(placement, members):
+    """``placement`` (a PropagationPolicy's) with ``members`` taken out, as failover_method placement writes it
+    for lost members: out of ``clusterAffinity.clusterNames``, and their static weight rules gone (a rule
+    naming others too keeps the others), so that Karmada divides the replicas over the rest
+    (pkg/scheduler/core/division_algorithm.go). A placement that does not name them is returned as it is."""
+    withdrawn = set(members or [])
+    result = dict(placement or {})
+    affinity = result.get("clusterAffinity") or {}
+    names = affinity.get("clusterNames")
+    if not withdrawn or not names or not withdrawn & set(names):
+        return result
+    result["clusterAffinity"] = dict(affinity, clusterNames=[name for name in names if name not in withdrawn])
+    scheduling = result.get("replicaScheduling") or {}
+    preference = scheduling.get("weightPreference") or {}
+    rules = preference.get("staticWeightList")
+    if rules:
+        kept = []
+        for rule in rules:
+            target = rule.get("targetCluster") or {}
+            named = target.get("clusterNames")
+            if named and withdrawn & set(named):
+                named = [name for name in named if name not in withdrawn]
+                if not named:
+                    continue
+                rule = dict(rule, targetCluster=dict(target, clusterNames=named))
+            kept.append(rule)
+        result["replicaScheduling"] = dict(scheduling, weightPreference=dict(preference, staticWeightList=kept))
+    return result

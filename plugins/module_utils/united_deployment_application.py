@@ -26,6 +26,7 @@ import re
 from ansible_collections.multicloud.federation.plugins.module_utils.failover.decision import (
     EVACUATION_TOLERATION,
     METHOD_ENGINE,
+    METHOD_PLACEMENT,
     engine_tolerations,
 )
 from ansible_collections.multicloud.federation.plugins.module_utils.karmada_division import (
@@ -34,6 +35,7 @@ from ansible_collections.multicloud.federation.plugins.module_utils.karmada_divi
     static_weight_list,
     static_weights,
 )
+from ansible_collections.multicloud.federation.plugins.module_utils.karmada_placement import withdrawn_placement
 from ansible_collections.multicloud.federation.plugins.module_utils.united_deployment import (
     UnitedDeploymentError,
     regular_nodes_only_patch,
@@ -562,6 +564,10 @@ def propagation_policy(entry, karmada_version=DEFAULT_KARMADA_VERSION, failover=
         tolerations.append(dict(EVACUATION_TOLERATION))
     if tolerations:
         placement["clusterTolerations"] = tolerations
+    if (failover or {}).get("method") == METHOD_PLACEMENT and entry.get("failover") is not False:
+        # Members failover.yml took out of the placement stay out until it fails them back: the same placement
+        # as its patch left (karmada_placement.withdrawn_placement), so that site.yml meanwhile changes nothing.
+        placement = withdrawn_placement(placement, failover.get("withdrawn") or [])
     spec = {
         "resourceSelectors": selectors,
         "propagateDeps": bool(entry["propagate_deps"]),

@@ -82,9 +82,15 @@ options:
         taint manager evicts it when the applications' O(toleration_seconds) run out. A pass records each member Karmada
         evicted with the collection's own taint (which evicts nothing more, and keeps the member out of every playbook
         until failback), names a member lost past O(grace_seconds) that Karmada did not evict, and fails members back.
-      - C(taint) moves replicas with the collection's NoExecute taint; C(off) only reports.
+      - C(taint) moves replicas with the collection's NoExecute taint.
+      - C(placement) (Karmada) takes the lost member out of each application's PropagationPolicy placement
+        (C(clusterAffinity.clusterNames) and its static weight rules), the others dividing its share, keeps the placement
+        as it was in the policy's annotation C(multicloud.federation/withdrawn-placement), and records the evacuation
+        with the collection's taint as C(NoSchedule) (which moves nothing by itself). For control planes where no taint
+        acts (Karmada without its failover switches). Failback puts the member back, staged like the others.
+      - C(off) only reports.
     type: str
-    choices: [engine, taint, "off"]
+    choices: [engine, taint, placement, "off"]
     default: taint
   toleration_seconds:
     description:
@@ -242,7 +248,7 @@ def argspec():
             api_version=dict(type="str", required=True), kind=dict(type="str", required=True),
             name=dict(type="str", required=True), namespace=dict(type="str", default="default"),
             failover=dict(type="bool", default=True))),
-        method=dict(type="str", choices=["engine", "taint", "off"], default="taint"),
+        method=dict(type="str", choices=["engine", "taint", "placement", "off"], default="taint"),
         toleration_seconds=dict(type="int", default=60),
         detection_seconds=dict(type="int", default=72),
         purge_mode=dict(type="str", choices=["Gracefully", "Directly"], default="Gracefully"),

@@ -208,6 +208,53 @@ def test_engine_karmada_moves_a_lost_members_share_with_no_command_run_and_failo
         "spec"]["placement"]
 
 
+# failover_method placement: for control planes where no taint acts; failover.yml rewrites the placement itself.
+PLACEMENT = dict(FAST, failover_method="placement")
+
+
+def test_placement_a_lost_member_is_taken_out_of_the_placement_and_put_back(stack, healthy):
+    karmada = stack.karmada()
+    before = karmada.get("propagationpolicies.policy.karmada.io", NAME, "-n", NAMESPACE)
+    with Watch(stack, ["idc1"]) as survivor:
+        stack_cli("lose", "test-ucs")
+        wait_for(lambda: karmada_ready(stack, "test-ucs") != "True", "Karmada to see test-ucs not Ready", timeout=180)
+        runs = passes_until(stack, PLACEMENT, lambda: binding_split(stack) == {"idc1": 6}, "evacuate test-ucs")
+        wait_for(lambda: ready(stack, "idc1") == 6, "idc1 at 6 Ready")
+    assert survivor.lowest["idc1"] >= 2, survivor.lowest
+    row = runs[-1].result(TASK, "karmada")["evacuations"][0]
+    assert row["member"] == "test-ucs" and "placement" in row["mechanism"], runs[-1].describe()
+    policy = karmada.get("propagationpolicies.policy.karmada.io", NAME, "-n", NAMESPACE)
+    assert policy["spec"]["placement"]["clusterAffinity"]["clusterNames"] == ["idc1"], policy["spec"]
+    assert "multicloud.federation/withdrawn-placement" in policy["metadata"]["annotations"]
+    taints = karmada.get("clusters.cluster.karmada.io", "test-ucs")["spec"]["taints"]
+    assert {"key": "multicloud.federation/evacuated", "effect": "NoSchedule"} in [
+        {"key": t["key"], "effect": t["effect"]} for t in taints], taints
+    assert failover(stack, **PLACEMENT).changed == 0
+    # The policies' step during the outage renders them without test-ucs: it changes nothing.
+    during = run_playbook("playbooks/propagation_policy.yml", stack_inventory(stack.env), env=stack.env,
+                          extra_vars=PLACEMENT)
+    assert during.changed == 0, during.describe()
+
+    with Watch(stack, ["idc1", "test-ucs"]) as both:
+        stack_cli("restore", "test-ucs")
+        wait_for(lambda: karmada_ready(stack, "test-ucs") == "True", "Karmada to see test-ucs Ready", timeout=180)
+        wait_for(lambda: ready(stack, "test-ucs") == 0, "test-ucs's old copy removed", timeout=120)
+        back = passes_until(stack, PLACEMENT, lambda: binding_split(stack) == {"idc1": 2, "test-ucs": 4},
+                            "fail test-ucs back", pause=5)[-1]
+        result = back.result(TASK, "karmada")["failed_back"]
+        assert [r["member"] for r in result] == ["test-ucs"], back.describe()
+        assert any("back in its placement" in stage for stage in result[0]["stages"]), result
+        wait_for(lambda: ready(stack, "idc1") == 2 and ready(stack, "test-ucs") == 4, "2 and 4 Ready again")
+    assert both.lowest["total"] >= 6, both.lowest
+    after = karmada.get("propagationpolicies.policy.karmada.io", NAME, "-n", NAMESPACE)
+    assert after["spec"] == before["spec"] and not (after["metadata"].get("annotations") or {}).get(
+        "multicloud.federation/withdrawn-placement")
+    assert not karmada.get("clusters.cluster.karmada.io", "test-ucs")["spec"].get("taints")
+    assert failover(stack, **PLACEMENT).changed == 0
+    assert run_playbook("playbooks/propagation_policy.yml", stack_inventory(stack.env), env=stack.env,
+                        extra_vars=PLACEMENT).changed == 0
+
+
 def test_a_drill_reports_and_leaves_the_federation_as_found(stack, healthy, tmp_path):
     refused = failover(stack, expect_failure=True, failover_drill="test-ucs")
     assert "failover_drill_confirm=true" in refused.messages()

@@ -23,6 +23,10 @@ import time
 # scheduler: pkg/controllers/scheduler/schedulingtriggers.go, framework/plugins/tainttoleration).
 EVACUATED_TAINT_KEY = "multicloud.federation/evacuated"
 NO_EXECUTE = "NoExecute"
+# failover_method placement records an evacuation with the same key and this effect: Karmada never moves
+# replicas already placed for it (pkg/scheduler/framework/plugins/tainttoleration skips clusters a binding
+# already targets), the placement change does the moving.
+NO_SCHEDULE = "NoSchedule"
 # What an application that does not fail over (its failover field false) tolerates, in its policy's placement:
 # the evacuation taint, with no tolerationSeconds (never evicted).
 EVACUATION_TOLERATION = {"key": EVACUATED_TAINT_KEY, "operator": "Exists", "effect": NO_EXECUTE}
@@ -40,8 +44,9 @@ ENGINE_POLICY_NAME = "multicloud-federation-failover"
 # How replicas leave a lost member (the federation host's failover_method).
 METHOD_ENGINE = "engine"
 METHOD_TAINT = "taint"
+METHOD_PLACEMENT = "placement"
 METHOD_OFF = "off"
-METHODS = (METHOD_ENGINE, METHOD_TAINT, METHOD_OFF)
+METHODS = (METHOD_ENGINE, METHOD_TAINT, METHOD_PLACEMENT, METHOD_OFF)
 # How Karmada purges the copies on a member it evicts (PropagationPolicy spec.failover.cluster.purgeMode,
 # karmada v1.18.2 pkg/apis/policy/v1alpha1/propagation_types.go ClusterFailoverBehavior: these two only).
 PURGE_MODES = ("Gracefully", "Directly")
@@ -69,13 +74,16 @@ def parse_api_time(value):
         return None
 
 
-def evacuation_taint(now):
-    """The taint failover.yml puts on a member it evacuates."""
-    return {"key": EVACUATED_TAINT_KEY, "effect": NO_EXECUTE, "value": "failover", "timeAdded": api_time(now)}
+def evacuation_taint(now, effect=NO_EXECUTE):
+    """The taint failover.yml puts on a member it evacuates (NoSchedule: the record of failover_method placement)."""
+    return {"key": EVACUATED_TAINT_KEY, "effect": effect, "value": "failover", "timeAdded": api_time(now)}
 
 
 def is_evacuated(taints, key=EVACUATED_TAINT_KEY):
-    return any(t.get("key") == key and t.get("effect") == NO_EXECUTE for t in taints or [])
+    """Whether ``taints`` hold ``key`` as failover.yml writes it: NoExecute, or (the collection's own key) the
+    NoSchedule record of failover_method placement."""
+    effects = (NO_EXECUTE, NO_SCHEDULE) if key == EVACUATED_TAINT_KEY else (NO_EXECUTE,)
+    return any(t.get("key") == key and t.get("effect") in effects for t in taints or [])
 
 
 def engine_tolerations(failover, toleration_seconds):

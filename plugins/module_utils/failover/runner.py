@@ -191,9 +191,11 @@ class Failover(object):
         return missing
 
     # --- acting -------------------------------------------------------------------------------
-    def evacuate(self, member, states, check_mode, sample=None):
-        """Taint ``member`` and wait until no placement names it and the others run every workload's full
-        count; the lowest total Ready is sampled over ``sample`` (default the survivors)."""
+    def evacuate(self, member, states, check_mode, sample=None, method=None):
+        """Taint ``member`` (failover_method taint) or take it out of each workload's placement and record that with
+        a NoSchedule taint (placement), and wait until no placement names it and the others run every workload's
+        full count; the lowest total Ready is sampled over ``sample`` (default the survivors)."""
+        method = method or self.method
         survivors = [s["name"] for s in states if s["ready"] and not s["evacuated"] and s["name"] != member]
         templates = self.templates()
         before = dict((workload_ref(w), total(self.readiness.per_member(w, survivors))) for w, _t in templates)
@@ -204,11 +206,23 @@ class Failover(object):
             if note:
                 notes.append(note)
         started = self.clock()
-        self.engine.set_member_taint(member, decision.evacuation_taint(started), True, dry_run=check_mode)
-        row = {"member": member, "mechanism": "NoExecute taint %s on the member's %s" % (
-            decision.EVACUATED_TAINT_KEY, "Cluster" if self.engine.name == "karmada" else "FederatedCluster"),
-            "survivors": survivors, "ready_before": before, "held": list(self.held), "capacity": room,
-            "notes": notes}
+        kind = "Cluster" if self.engine.name == "karmada" else "FederatedCluster"
+        stages = []
+        if method == decision.METHOD_PLACEMENT:
+            # Out of every placement first, then the record: a run killed in between evacuates again next time.
+            stages = [note for note in (self.engine.withdraw_member(t, member, dry_run=check_mode) for _w, t in templates)
+                      if note]
+            self.engine.set_member_taint(member, decision.evacuation_taint(started, decision.NO_SCHEDULE), True,
+                                         dry_run=check_mode)
+            mechanism = ("failover.yml took the member out of each application's placement (the others divide its "
+                         "share by their weights); the NoSchedule taint %s on its %s records it" % (
+                             decision.EVACUATED_TAINT_KEY, kind))
+        else:
+            self.engine.set_member_taint(member, decision.evacuation_taint(started), True, dry_run=check_mode)
+            mechanism = "NoExecute taint %s on the member's %s" % (decision.EVACUATED_TAINT_KEY, kind)
+        row = {"member": member, "mechanism": mechanism, "stages": stages,
+               "survivors": survivors, "ready_before": before, "held": list(self.held), "capacity": room,
+               "notes": notes}
         if check_mode:
             return row
         with Sampler(self.readiness, [w for w, _t in templates], sample or survivors) as sampler:
@@ -277,6 +291,9 @@ class Failover(object):
         return back
 
     def engine_hint(self):
+        if self.method == decision.METHOD_PLACEMENT:
+            return ("with failover_method placement the scheduler divides the replicas again once the policy no longer "
+                    "names the member: check karmada-scheduler")
         if self.method == decision.METHOD_ENGINE:
             return ("With failover_method engine Karmada evicts when karmada-controller-manager runs with "
                     "--feature-gates=Failover=true and --enable-no-execute-taint-eviction=true and the site.yml "
@@ -306,11 +323,28 @@ class Failover(object):
                 # failback (a member whose traffic hung still holds them when it answers again).
                 self._wait(lambda: self.engine.removals_pending(member, [t for _w, t in templates]),
                            "failing back %s: its evicted copies removed first" % member)
-            # (Absent after an engine eviction no pass recorded: then nothing is written.)
-            self.engine.set_member_taint(member, decision.evacuation_taint(self.clock()), False, dry_run=check_mode)
+            # (Absent after an engine eviction no pass recorded: then nothing is written.) Either record goes.
+            for effect in (decision.NO_EXECUTE, decision.NO_SCHEDULE):
+                self.engine.set_member_taint(member, decision.evacuation_taint(self.clock(), effect), False,
+                                             dry_run=check_mode)
             if check_mode:
                 return row
+            returned = set()
+            for workload, template in templates:
+                if member in self.engine.placement_withdrawn(template):
+                    # failover_method placement: back into the placement, staged where the engine can.
+                    back = self.engine.return_member(template, member)
+                    ref = workload_ref(workload)
+                    returned.add(ref)
+                    row["rebalanced"].append(ref)
+                    row["stages"].append(back["note"])
+                    if back["share"]:
+                        self._wait(lambda w=workload, n=back["share"]: self.share_pending(w, member, n),
+                                   "failing back %s: its share of %s" % (member, ref))
+                        row["stages"].append(self.engine.settle_placement(template))
             for workload, template in templates if not self.engine.rebalance_unsupported else []:
+                if workload_ref(workload) in returned:
+                    continue
                 drift = self.engine.placement_drift(template)
                 if not drift["drifted"]:
                     continue
@@ -405,7 +439,9 @@ class Failover(object):
         started = self.clock()
         with Sampler(self.readiness, self.workloads, self.names) as sampler:
             stages, surged = self.pre_surge(member, states, check_mode)
-            lost = self.evacuate(member, states, check_mode, sample=self.names)
+            # A drill taints, whatever the method: a placement taken apart while the drill's surge holds it
+            # Duplicated would be put back Duplicated.
+            lost = self.evacuate(member, states, check_mode, sample=self.names, method=decision.METHOD_TAINT)
             for template in surged:
                 stages.append(self.engine.settle_placement(template, dry_run=check_mode))
         result = {"changed": True, "member": member, "method": decision.METHOD_TAINT, "evacuation": lost,

@@ -9,6 +9,7 @@ import pytest
 import yaml
 
 from ansible_collections.multicloud.federation.plugins.module_utils.failover import decision as d
+from ansible_collections.multicloud.federation.plugins.module_utils.karmada_placement import withdrawn_placement
 from ansible_collections.multicloud.federation.plugins.module_utils.united_deployment_application import (
     applications,
     propagation_policy,
@@ -53,3 +54,16 @@ def test_engine_an_application_that_does_not_fail_over_tolerates_both_taints_for
 def test_other_methods_add_no_toleration_and_no_failover_behaviour(failover):
     policy = propagation_policy(entry(), failover=failover)
     assert "clusterTolerations" not in policy["spec"]["placement"] and "failover" not in policy["spec"]
+
+
+def test_placement_members_taken_out_stay_out_as_failover_yml_left_them_and_held_applications_keep_them():
+    withdrawn = {"method": "placement", "toleration_seconds": 60, "purge_mode": "Gracefully", "withdrawn": ["test-ucs"]}
+    policy = propagation_policy(entry(), failover=withdrawn)
+    assert policy["spec"]["placement"]["clusterAffinity"] == {"clusterNames": ["idc1"]}
+    rules = policy["spec"]["placement"]["replicaScheduling"]["weightPreference"]["staticWeightList"]
+    assert [rule["targetCluster"]["clusterNames"] for rule in rules] == [["idc1"]]
+    # Exactly what the engine's patch leaves: the same function over the policy site.yml renders.
+    whole = propagation_policy(entry(), failover=dict(withdrawn, withdrawn=[]))
+    assert policy["spec"]["placement"] == withdrawn_placement(whole["spec"]["placement"], ["test-ucs"])
+    held = propagation_policy(entry(failover=False), failover=withdrawn)
+    assert held["spec"]["placement"]["clusterAffinity"] == {"clusterNames": ["idc1", "test-ucs"]}

@@ -44,10 +44,16 @@ def test_a_member_the_federation_does_not_list_is_refused():
         d.member_states([row("idc1")], ["idc1", "idc9"], NOW)
 
 
-def test_a_noschedule_taint_of_the_same_key_is_not_an_evacuation():
-    assert not d.is_evacuated([{"key": d.EVACUATED_TAINT_KEY, "effect": "NoSchedule"}])
+def test_the_collection_key_noexecute_or_the_placement_record_is_an_evacuation_other_keys_are_not():
+    # failover_method placement records its evacuation NoSchedule (it moves nothing itself).
+    assert d.is_evacuated([{"key": d.EVACUATED_TAINT_KEY, "effect": "NoSchedule"}])
+    assert d.is_evacuated([d.evacuation_taint(NOW, d.NO_SCHEDULE)])
+    assert not d.is_evacuated([{"key": d.EVACUATED_TAINT_KEY, "effect": "PreferNoSchedule"}])
+    assert not d.is_evacuated([{"key": "cluster.karmada.io/not-ready", "effect": "NoSchedule"}])
     assert d.is_evacuated([{"key": "cluster.karmada.io/not-ready", "effect": "NoSchedule"},
                            d.evacuation_taint(NOW)])
+    # Karmada's own failover taint counts only NoExecute.
+    assert not d.is_evacuated([{"key": d.ENGINE_TAINT_KEY, "effect": "NoSchedule"}], d.ENGINE_TAINT_KEY)
 
 
 def test_lost_within_grace_waits_beyond_grace_is_evacuated():

@@ -43,6 +43,7 @@ class World(object):
         self.stages, self.surged = False, False
         self.removing = 0
         self.room = None
+        self.withdrawn = set()
 
 
 class Engine(object):
@@ -62,10 +63,40 @@ class Engine(object):
                  "since": d.api_time(w.since[n]), "taints": w.taints[n]} for n in sorted(w.ready)]
 
     def set_member_taint(self, name, taint, present, dry_run=False):
-        self.world.log.append(("taint", name, present, dry_run))
+        # As the engines do: only a change of the taint with this key and effect is written.
+        taints = self.world.taints[name]
+        same = [t for t in taints if t.get("key") == taint["key"] and t.get("effect") == taint["effect"]]
+        if bool(same) == bool(present):
+            return False
+        self.world.log.append(("taint", name, present, dry_run) if taint["effect"] == "NoExecute"
+                              else ("taint", name, present, dry_run, taint["effect"]))
         if not dry_run:
-            self.world.taints[name] = [taint] if present else []
+            self.world.taints[name] = taints + [taint] if present else [t for t in taints if t not in same]
         return True
+
+    # failover_method placement, as the Karmada engine does it: out of the placement (the survivor gets all), back
+    # Duplicated (test-ucs starts its copies), then settle_placement divides by the weights.
+    def placement_withdrawn(self, template):
+        return sorted(self.world.withdrawn)
+
+    def withdraw_member(self, template, member, dry_run=False):
+        w = self.world
+        if member in w.withdrawn:
+            return None
+        w.log.append(("withdraw", member, dry_run))
+        if not dry_run:
+            w.withdrawn.add(member)
+            w.placed = {"idc1": 6}
+        return "taken out"
+
+    def return_member(self, template, member, dry_run=False):
+        w = self.world
+        if member not in w.withdrawn:
+            return None
+        w.log.append(("return", member))
+        w.withdrawn.discard(member)
+        w.surged, w.placed, w.running["test-ucs"] = True, {"idc1": 6, "test-ucs": 6}, 0
+        return {"note": "back, Duplicated", "share": 4}
 
     def survivor_room(self, template, member, survivors):
         room = self.world.room
@@ -388,7 +419,7 @@ def test_engine_a_member_back_while_karmada_still_taints_it_waits():
     (dict(grace_seconds=102, toleration_seconds=30, detection_seconds=72), "102 must exceed"),
     (dict(toleration_seconds=-1), "failover_toleration_seconds must be 0 or more"),
     (dict(purge_mode="Never"), "failover_purge_mode 'Never' is not one of Gracefully, Directly"),
-    (dict(method="placement"), "failover_method 'placement' is not one of"),
+    (dict(method="elsewhere"), "failover_method 'elsewhere' is not one of"),
 ])
 def test_engine_settings_that_cannot_work_are_refused_before_anything_is_read(options, said):
     clock = Clock()
@@ -406,3 +437,45 @@ def test_engine_every_member_lost_records_nothing_and_says_what_karmada_does():
     result = failover(world, clock, **ENGINE).run()
     assert world.log == [] and not result["changed"] and result["evacuations"] == []
     assert any("no member is Ready" in note for note in result["notes"]), result["notes"]
+
+
+def test_placement_a_lost_member_is_taken_out_of_the_placement_and_recorded_noschedule():
+    clock = Clock()
+    world = World(clock)
+    result = failover(world, clock, method="placement").run()
+    # Out of the placement first, then the record.
+    assert world.log == [("withdraw", "test-ucs", False), ("taint", "test-ucs", True, False, "NoSchedule")], world.log
+    row = result["evacuations"][0]
+    assert row["stages"] == ["taken out"] and "placement" in row["mechanism"] and world.running["idc1"] == 6
+    world.log = []
+    assert not failover(world, clock, method="placement").run()["changed"] and world.log == []
+
+
+def test_placement_check_mode_writes_nothing():
+    clock = Clock()
+    world = World(clock)
+    failover(world, clock, method="placement").run(check_mode=True)
+    assert world.log == [("withdraw", "test-ucs", True), ("taint", "test-ucs", True, True, "NoSchedule")]
+    assert world.withdrawn == set() and world.taints["test-ucs"] == []
+
+
+def test_placement_failback_puts_the_member_back_staged_and_drops_the_record():
+    clock = Clock()
+    world = World(clock)
+    failover(world, clock, method="placement").run()
+    world.ready["test-ucs"], world.since["test-ucs"] = True, clock.now - 61
+    world.log = []
+    result = failover(world, clock, method="placement").run()
+    assert world.log[:2] == [("taint", "test-ucs", False, False, "NoSchedule"), ("return", "test-ucs")], world.log
+    assert ("settle", False) in world.log and ("rebalance",) not in world.log
+    assert world.placed == {"idc1": 2, "test-ucs": 4} and world.withdrawn == set() and world.taints["test-ucs"] == []
+    assert result["failed_back"][0]["rebalanced"] == [REF]
+    assert result["failed_back"][0]["lowest_ready"][REF] >= 6
+
+
+def test_a_drill_taints_whatever_the_method():
+    clock = Clock()
+    world = World(clock)
+    world.ready["test-ucs"], world.running["test-ucs"] = True, 4
+    drill = failover(world, clock, method="placement").drill("test-ucs", True)
+    assert drill["mechanism"].startswith("NoExecute taint") and not any(e[0] == "withdraw" for e in world.log)
