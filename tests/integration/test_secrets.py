@@ -40,6 +40,8 @@ SCANNED_IN = {
     "drift.yml": "test_drift.py",
     "failover.yml": "test_failover.py",
     "preflight.yml": "test_awx_runner.py",
+    # Against the local HTTPS endpoint that plays UCS and CCE (no stack needed).
+    "ucs_fleet.yml": "test_ucs_fleet.py",
 }
 
 

@@ -283,3 +283,163 @@ class HuaweiCloudEndpoint(object):
 
     def __exit__(self, *exc):
         self.stop()
+
+
+# ---- UCS, played with state (fleets, registrations, federation, connection) -------------------------------
+
+class UcsPlay(object):
+    """A small UCS behind the endpoint, for the ucs_* contract tests: what a write call changes, a later read
+    call shows, so a second run can be asserted to make no write call.
+
+    Shapes are huaweicloudsdkucs 3.1.219's model classes (attribute_map): ClusterGroup (metadata.uid/name,
+    spec.federationId, status.conditions), Cluster (metadata.uid/name, spec.clusterGroupID/manageType/provider/
+    type/category/region/projectID), Job (spec.type, status.phase/reason). ``/v1/managedclusters`` answers a bare
+    JSON array of the CCE clusters not registered with UCS (the SDK's list[Cluster] body and Huawei's international
+    API reference); ``managed_as_items`` answers ``{"items", "total"}`` instead (the Chinese reference).
+    Not from Huawei: the job's phase names (``Running``, ``Success``, ``Failed``), the answer to a kubeconfig
+    download before any connection (400 ``UCS.00140001``, an invented code) and the answers of the write calls
+    that the SDK types as ``object`` (``{}``).
+    """
+
+    def __init__(self, endpoint, domain_id, kubeconfig):
+        self.endpoint = endpoint
+        self.domain_id = domain_id
+        self.kubeconfig = kubeconfig  # callable() -> the download's answer
+        self.managed = {}  # CCE id -> cluster (JSON)
+        self.registered = {}  # id -> cluster (JSON)
+        self.groups = {}  # id -> cluster group (JSON)
+        self.jobs = {}  # group id -> job (JSON)
+        self.polls_to_success = 1
+        self.fail_federation = None  # (phase, reason) the job ends in instead of Success
+        self.connections = {}  # group id -> body
+        self.managed_as_items = False
+        self._next = 0
+        routes = [
+            ("GET", r"/v1/clustergroups", self._groups),
+            ("POST", r"/v1/clustergroups", self._create_group),
+            ("GET", r"/v1/clustergroups/([^/]+)", self._group),
+            ("DELETE", r"/v1/clustergroups/([^/]+)", self._delete_group),
+            ("PUT", r"/v1/clustergroups/([^/]+)/associatedclusters", self._associate),
+            ("POST", r"/v1/clustergroups/([^/]+)/federations", self._enable),
+            ("GET", r"/v1/clustergroups/([^/]+)/federations/progress", self._progress),
+            ("POST", r"/v1/clustergroups/([^/]+)/connection", self._connect),
+            ("POST", r"/v1/clustergroups/([^/]+)/kubeconfig", self._download),
+            ("GET", r"/v1/managedclusters", self._managed),
+            ("GET", r"/v1/clusters", self._clusters),
+            ("POST", r"/v1/clusters", self._register),
+            ("POST", r"/v1/clusters/([^/]+)/join", self._join),
+        ]
+        for method, pattern, answer in routes:
+            endpoint.route(method, pattern, answer)
+
+    def _uid(self, prefix):
+        self._next += 1
+        return "%s-%04d-0000-0000-0255ac100b05" % (prefix, self._next)
+
+    def add_cce(self, uid, name, region="ap-southeast-3", project_id="0b1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e"):
+        self.managed[uid] = {
+            "kind": "Cluster", "apiVersion": "v1", "metadata": {"uid": uid, "name": name},
+            "spec": {"provider": "huaweicloud", "type": "cce", "category": "self", "region": region,
+                     "country": "CN", "city": "150900", "projectID": project_id, "projectName": region},
+            "status": {"kubernetesVersion": "v1.28", "phase": "Available"}}
+
+    def add_group(self, name, members=(), federation=False):
+        uid = self._uid("fleet")
+        self.groups[uid] = {"kind": "ClusterGroup", "apiVersion": "v1", "metadata": {"uid": uid, "name": name},
+                            "spec": {"description": ""}, "status": {"conditions": []}}
+        for member in members:
+            self._registered(member)["spec"].update(clusterGroupID=uid, manageType="grouped")
+        if federation:
+            self.groups[uid]["spec"]["federationId"] = "fed-" + uid
+            self.jobs[uid] = {"kind": "Job", "apiVersion": "v1", "spec": {"type": "CreateFederation"},
+                              "status": {"phase": "Success", "reason": ""}, "polls": 0}
+        return uid
+
+    def _registered(self, uid):
+        if uid not in self.registered:
+            cluster = json.loads(json.dumps(self.managed[uid]))
+            cluster["spec"].update(manageType="discrete", clusterGroupID="")
+            self.registered[uid] = cluster
+        return self.registered[uid]
+
+    def members(self, group_id):
+        return sorted(uid for uid, c in self.registered.items() if c["spec"].get("clusterGroupID") == group_id)
+
+    # Answers.
+    def _groups(self, _request, _match):
+        return 200, {"items": list(self.groups.values()), "total": len(self.groups)}
+
+    def _group(self, _request, match):
+        group = self.groups.get(match.group(1))
+        return (200, group) if group else (404, {"error_code": "UCS.00140404", "error_msg": "cluster group not found"})
+
+    def _create_group(self, request, _match):
+        body = request.json()
+        uid = self.add_group(body["metadata"]["name"])
+        self.groups[uid]["spec"]["description"] = (body.get("spec") or {}).get("description") or ""
+        for member in (body.get("spec") or {}).get("clusterIds") or []:
+            self._registered(member)["spec"].update(clusterGroupID=uid, manageType="grouped")
+        return 201, {"uid": uid}
+
+    def _delete_group(self, _request, match):
+        self.groups.pop(match.group(1), None)
+        for cluster in self.registered.values():
+            if cluster["spec"].get("clusterGroupID") == match.group(1):
+                cluster["spec"].update(clusterGroupID="", manageType="discrete")
+        return 200, {}
+
+    def _associate(self, request, match):
+        wanted = request.json()["clusterIds"]
+        for uid, cluster in self.registered.items():
+            if uid in wanted:
+                cluster["spec"].update(clusterGroupID=match.group(1), manageType="grouped")
+            elif cluster["spec"].get("clusterGroupID") == match.group(1):
+                cluster["spec"].update(clusterGroupID="", manageType="discrete")
+        return 200, {}
+
+    def _enable(self, _request, match):
+        uid = match.group(1)
+        self.groups[uid]["spec"]["federationId"] = "fed-" + uid
+        self.groups[uid]["status"]["conditions"] = [{"type": "Federation", "status": "Creating", "reason": ""}]
+        self.jobs[uid] = {"kind": "Job", "apiVersion": "v1", "spec": {"type": "CreateFederation"},
+                          "status": {"phase": "Running", "reason": ""}, "polls": 0}
+        return 200, {}
+
+    def _progress(self, _request, match):
+        job = self.jobs.get(match.group(1))
+        if job is None:
+            return 404, {"error_code": "UCS.00140404", "error_msg": "federation job not found"}
+        job["polls"] += 1
+        if job["status"]["phase"] == "Running" and job["polls"] >= self.polls_to_success:
+            phase, reason = self.fail_federation or ("Success", "")
+            job["status"].update(phase=phase, reason=reason)
+        return 200, dict((k, v) for k, v in job.items() if k != "polls")
+
+    def _connect(self, request, match):
+        self.connections[match.group(1)] = request.json()
+        return 201, {"id": "conn-" + match.group(1)}
+
+    def _download(self, _request, match):
+        if match.group(1) not in self.connections:
+            return 400, {"error_code": "UCS.00140001", "error_msg": "the federation has no connection"}
+        return 201, self.kubeconfig()
+
+    def _managed(self, _request, _match):
+        unregistered = [c for uid, c in self.managed.items() if uid not in self.registered]
+        return 200, ({"items": unregistered, "total": len(unregistered)} if self.managed_as_items else unregistered)
+
+    def _clusters(self, _request, _match):
+        return 200, {"items": list(self.registered.values()), "total": len(self.registered)}
+
+    def _register(self, request, _match):
+        body = request.json()
+        uid = body["metadata"]["uid"]
+        if uid not in self.managed:
+            return 404, {"error_code": "UCS.00100404", "error_msg": "cluster not found"}
+        self._registered(uid)
+        return 201, {"uid": uid}
+
+    def _join(self, request, match):
+        self._registered(match.group(1))["spec"].update(clusterGroupID=request.json()["clusterGroupID"],
+                                                        manageType="grouped")
+        return 200, {}
