@@ -641,14 +641,13 @@ class KarmadaEngine(FederationEngine):
         scheduling = target.get("replicaScheduling") or {}
         owners = saved["managedFields"] if not remaining else (meta.get("managedFields") or [])
         # The returning member's share under the weights it is returned with (what the settle stage divides).
-        share = int(((check_division(self.control_plane.get(template.get("apiVersion"), template.get("kind"),
-                                                            template["metadata"]["name"],
-                                                            template["metadata"].get("namespace")) or template,
-                                     self.placement(template), dict(policy, spec=dict(policy.get("spec") or {},
-                                                                                     placement=target)),
-                                     self.clusters(), self.karmada_version or DEFAULT_KARMADA_VERSION,
-                                     template.get("apiVersion"), template.get("kind"))["division"] or {})
-                     .get("replicas") or {}).get(member) or 0)
+        live = self.control_plane.get(template.get("apiVersion"), template.get("kind"), template["metadata"]["name"],
+                                      template["metadata"].get("namespace")) or template
+        returned = dict(policy, spec=dict(policy.get("spec") or {}, placement=target))
+        division = check_division(live, self.placement(template), returned, self.clusters(),
+                                  self.karmada_version or DEFAULT_KARMADA_VERSION, template.get("apiVersion"),
+                                  template.get("kind"))["division"] or {}
+        share = int((division.get("replicas") or {}).get(member) or 0)
         new_annotations = {WITHDRAWN_ANNOTATION: json.dumps(dict(saved, members=remaining), sort_keys=True)
                            if remaining else None}
         staged = scheduling.get("replicaSchedulingType", DUPLICATED) != DUPLICATED and share > 0

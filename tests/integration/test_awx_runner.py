@@ -94,7 +94,8 @@ def drift_job(stack, merged_kubeconfig, site_job, tmp_path_factory):
     inventory, _site = site_job
     private_data_dir = tmp_path_factory.mktemp("awx-drift")
     job, credential, before = launch(DRIFT_TEMPLATE, inventory, merged_kubeconfig, private_data_dir, stack.env,
-                                     drift_report_dir=str(private_data_dir / "reports"))
+                                     drift_report_dir=str(private_data_dir / "reports"),
+                                     verify_report_dir=str(private_data_dir / "reports"))
     return job, credential, before, private_data_dir
 
 
@@ -140,10 +141,13 @@ def test_drift_job_on_the_converged_federation_is_clean_and_changes_nothing(site
     job, _credential, _before, private_data_dir = drift_job
     assert job.status == "successful" and job.rc == 0, job.describe()
     assert job.failed_hosts() == [], job.describe()
-    # Nothing changed but the job's own report files (written in check mode too: they are its output).
+    # Nothing changed but the job's own report files (written in check mode too: they are its output) - the
+    # drift reports, and verify's (a new file in this job's own report directory).
     changed = {task for _host, task in job.changed_tasks()}
     assert changed <= {"Create the report directory", "Write the JSON report - evaluate",
-                       "Write the Markdown report - evaluate"}, job.describe()
+                       "Write the Markdown report - evaluate",
+                       "Verify each UnitedDeployment's split across clusters and subsets"}, job.describe()
+    assert list((private_data_dir / "reports").glob("verify-*.md")), job.describe()
     hosts = sorted(host for group in inventory["all"]["children"].values() for host in group["hosts"])
     assert job.hosts() == hosts, job.describe()
     # The report as AWX shows it on the job, and as the files the schedule keeps.
