@@ -142,6 +142,9 @@ class RunnerJob:
     rc: int
     stdout: str
     events: list[dict] = field(default_factory=list)
+    # What the job was launched with: the playbook and -v count (the secret scan's record, secret_scan.scanned).
+    playbook: str = ""
+    verbosity: int = 0
 
     @property
     def stats(self) -> dict:
@@ -216,4 +219,5 @@ def run_job(playbook: str, inventory: dict, credential: InjectedCredential | lis
         verbosity=verbosity or None,
     )
     stdout = runner.stdout.read() if runner.stdout else ""
-    return RunnerJob(status=runner.status, rc=runner.rc, stdout=stdout, events=list(runner.events))
+    return RunnerJob(status=runner.status, rc=runner.rc, stdout=stdout, events=list(runner.events), playbook=playbook,
+                     verbosity=verbosity)

@@ -184,6 +184,9 @@ def scanned(run) -> dict:
         playbook = Path(argv[-1]).name
         verbosity = max((len(arg) - 1 for arg in options if re.fullmatch(r"-v+", arg)), default=0)
         limited = any(arg.split("=", 1)[0] in LIMITING_OPTIONS for arg in options)
+    elif getattr(run, "playbook", None):
+        # An ansible-runner job (awx_support.RunnerJob): the playbook and verbosity it was launched with.
+        playbook, verbosity, limited = Path(run.playbook).name, run.verbosity, False
     else:
         banner = PLAYBOOK_BANNER.search(run.output)
         playbook = banner.group(1) if banner else ""

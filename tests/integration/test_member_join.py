@@ -19,7 +19,7 @@ import subprocess
 
 from conftest import wait_for
 from federalize_support import playbook, serves_united_deployment
-from secret_scan import assert_no_secret_printed, stack_secrets
+from tests.integration.secret_scan import assert_no_secret_printed, stack_secrets
 
 NS = "karmada-cluster"
 VOLATILE_META = ("uid", "resourceVersion", "creationTimestamp", "managedFields", "generation")
