@@ -59,3 +59,28 @@ notes:
     no credential is ever shown. A failed call fails with the cloud's HTTP status, its error code and what
     to fix (for a 403, the IAM action the call needs). The SDK's retries are off.
 """
+
+    # UCS is global: its modules (ucs_fleet, ucs_federation, ucs_federation_kubeconfig) sign with the account's
+    # global credentials; listed before the fragment above, these descriptions take the place of its CCE ones.
+    UCS = r"""
+options:
+  region:
+    description:
+      - UCS is a global service; the SDK serves it from C(cn-north-4) (the default). Only used without O(endpoint).
+    type: str
+  endpoint:
+    description:
+      - The UCS endpoint, for example C(https://ucs.myhuaweicloud.com), instead of the SDK's. Must be C(https://).
+    type: str
+  iam_endpoint:
+    description: The IAM endpoint for the domain look-up, instead of the SDK's (E(HUAWEICLOUD_SDK_IAM_ENDPOINT)).
+    type: str
+  project_id:
+    description: Not used - UCS is global and signs with the account (O(domain_id)).
+    type: str
+  domain_id:
+    description:
+      - Account (domain) ID, sent as C(X-Domain-Id) (UCS signs with global credentials); else
+        E(HUAWEICLOUD_SDK_DOMAIN_ID), else looked up in IAM (C(GET /v3/auth/domains)).
+    type: str
+"""

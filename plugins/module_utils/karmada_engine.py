@@ -641,10 +641,9 @@ class KarmadaEngine(FederationEngine):
         scheduling = target.get("replicaScheduling") or {}
         owners = saved["managedFields"] if not remaining else (meta.get("managedFields") or [])
         # The returning member's share under the weights it is returned with (what the settle stage divides).
-        live = self.control_plane.get(template.get("apiVersion"), template.get("kind"), template["metadata"]["name"],
-                                      template["metadata"].get("namespace")) or template
+        # ``template`` is the control plane's object (the runner read it for this pass): no second read.
         returned = dict(policy, spec=dict(policy.get("spec") or {}, placement=target))
-        division = check_division(live, self.placement(template), returned, self.clusters(),
+        division = check_division(template, self.placement(template), returned, self.clusters(),
                                   self.karmada_version or DEFAULT_KARMADA_VERSION, template.get("apiVersion"),
                                   template.get("kind"))["division"] or {}
         share = int((division.get("replicas") or {}).get(member) or 0)

@@ -23,6 +23,7 @@ author:
   - multicloud.federation maintainers (@multicloud-federation)
 extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
+  - multicloud.federation.huaweicloud.ucs
   - multicloud.federation.huaweicloud
 attributes:
   check_mode:
@@ -49,25 +50,6 @@ options:
     description: Seconds between two reads of the federation's progress.
     type: int
     default: 15
-  region:
-    description:
-      - UCS is a global service; the SDK serves it from C(cn-north-4) (the default). Only used without O(endpoint).
-    type: str
-  endpoint:
-    description:
-      - The UCS endpoint, for example C(https://ucs.myhuaweicloud.com), instead of the SDK's. Must be C(https://).
-    type: str
-  iam_endpoint:
-    description: The IAM endpoint for the domain look-up, instead of the SDK's (E(HUAWEICLOUD_SDK_IAM_ENDPOINT)).
-    type: str
-  project_id:
-    description: Not used - UCS is global and signs with the account (O(domain_id)).
-    type: str
-  domain_id:
-    description:
-      - Account (domain) ID, sent as C(X-Domain-Id) (UCS signs with global credentials); else
-        E(HUAWEICLOUD_SDK_DOMAIN_ID), else looked up in IAM (C(GET /v3/auth/domains)).
-    type: str
 notes:
   - The values of the job's C(status.phase) are documented neither in the SDK (JobStatus.phase, "Job phase") nor in
     Huawei's API reference. C(Success), C(Succeeded), C(Successful), C(Completed) and C(Complete) count as done,

@@ -32,6 +32,7 @@ requirements:
   - cryptography
 extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
+  - multicloud.federation.huaweicloud.ucs
   - multicloud.federation.huaweicloud
 attributes:
   check_mode:
@@ -71,26 +72,10 @@ options:
   subnet_id:
     description: The subnet of the federation's connection, in O(vpc_id).
     type: str
-  region:
-    description:
-      - UCS is a global service; the SDK serves it from C(cn-north-4) (the default). Only used without O(endpoint).
-    type: str
-  endpoint:
-    description:
-      - The UCS endpoint, for example C(https://ucs.myhuaweicloud.com), instead of the SDK's. Must be C(https://).
-    type: str
-  iam_endpoint:
-    description: The IAM endpoint for the domain look-up, instead of the SDK's (E(HUAWEICLOUD_SDK_IAM_ENDPOINT)).
-    type: str
   project_id:
     description:
       - The project of O(vpc_id) and O(subnet_id), for the federation's connection; else
         E(HUAWEICLOUD_SDK_PROJECT_ID). Not a signing credential here - UCS is global and signs with O(domain_id).
-    type: str
-  domain_id:
-    description:
-      - Account (domain) ID, sent as C(X-Domain-Id) (UCS signs with global credentials); else
-        E(HUAWEICLOUD_SDK_DOMAIN_ID), else looked up in IAM (C(GET /v3/auth/domains)).
     type: str
 notes:
   - IAM - the UCS calls above; Huawei's system policy C(UCS FullAccess) includes them. Creating the connection

@@ -28,6 +28,7 @@ author:
   - multicloud.federation maintainers (@multicloud-federation)
 extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
+  - multicloud.federation.huaweicloud.ucs
   - multicloud.federation.huaweicloud
 attributes:
   check_mode:
@@ -62,25 +63,6 @@ options:
     type: str
     choices: [present, absent]
     default: present
-  region:
-    description:
-      - UCS is a global service; the SDK serves it from C(cn-north-4) (the default). Only used without O(endpoint).
-    type: str
-  endpoint:
-    description:
-      - The UCS endpoint, for example C(https://ucs.myhuaweicloud.com), instead of the SDK's. Must be C(https://).
-    type: str
-  iam_endpoint:
-    description: The IAM endpoint for the domain look-up, instead of the SDK's (E(HUAWEICLOUD_SDK_IAM_ENDPOINT)).
-    type: str
-  project_id:
-    description: Not used - UCS is global and signs with the account (O(domain_id)).
-    type: str
-  domain_id:
-    description:
-      - Account (domain) ID, sent as C(X-Domain-Id) (UCS signs with global credentials); else
-        E(HUAWEICLOUD_SDK_DOMAIN_ID), else looked up in IAM (C(GET /v3/auth/domains)).
-    type: str
 notes:
   - UCS keeps a CCE cluster's ID as its own when it registers it (the SDK's RegisterClusterMetadata.uid); a
     registration answered with another ID fails.
