@@ -23,7 +23,7 @@ for kubeconfig in $MCF_BENCH_MEMBER_KUBECONFIGS; do
     --set-json 'daemon.affinity={"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":[{"matchExpressions":[{"key":"type","operator":"NotIn","values":["virtual-kubelet"]}]}]}}}'
 done
 
-# Step 3.3: the CRDs on the control plane. Its /version has no usable gitVersion, so the chart's
+# Step 4.2: the CRDs on the control plane. Its /version has no usable gitVersion, so the chart's
 # kubeVersion line goes; kruise-system must not be propagated to the members.
 cp -r "$MCF_BENCH_CHART" "$work/kruise"
 sed -i '/^kubeVersion:/d' "$work/kruise/Chart.yaml"
@@ -32,11 +32,11 @@ kubectl "${fed[@]}" label namespace kruise-system namespace.karmada.io/skip-auto
 helm --kubeconfig "$MCF_FEDERATION_KUBECONFIG" --kube-context federation install kruise "$work/kruise" \
   -n kruise-system --set installation.namespace=kruise-system --set installation.createNamespace=false
 
-# Step 3.4: nothing serves Kruise's webhooks on the control plane.
+# Step 4.3.1: nothing serves Kruise's webhooks on the control plane.
 kubectl "${fed[@]}" delete mutatingwebhookconfiguration kruise-mutating-webhook-configuration
 kubectl "${fed[@]}" delete validatingwebhookconfiguration kruise-validating-webhook-configuration
 
-# Steps 3.5-3.7: the interpreter, the PropagationPolicy and the UnitedDeployment.
+# Steps 4.2.2, 4.3.2 and 4.3.3: the interpreter, the PropagationPolicy and the UnitedDeployment.
 kubectl "${fed[@]}" wait --for condition=Established --timeout=300s crd/uniteddeployments.apps.kruise.io
 # Karmada's scheduler places a binding only on members whose Cluster.status.apiEnablements lists its
 # kind, and does not try again once it found none (v1.18.2; seen here: the binding stayed "0/2

@@ -277,6 +277,32 @@ def private_backup(path):
     return backup
 
 
+def make_private_dirs(path):
+    """Create ``path`` and each missing directory above it, every one owner-only (0700).
+
+    ``os.makedirs(path, mode)`` gives ``mode`` to the last directory only; the ones above it get
+    0777 less the umask (0755 under the usual 022), so they are made one by one here. Directories
+    that exist, and one another process makes meanwhile, are left as they are.
+    """
+    missing = []
+    current = os.path.abspath(path)
+    while not os.path.isdir(current):
+        missing.append(current)
+        parent = os.path.dirname(current)
+        if parent == current:
+            break
+        current = parent
+    for directory in reversed(missing):
+        try:
+            os.mkdir(directory, PRIVATE_DIR_MODE)
+        except OSError:
+            if os.path.isdir(directory):
+                continue
+            raise
+        # The umask can only take bits away: this gives back what it took from the owner, never more.
+        os.chmod(directory, PRIVATE_DIR_MODE)
+
+
 def load_installed(path):
     """The installed kubeconfig as data, or None when absent or unreadable (then it is replaced)."""
     if not os.path.exists(path):
@@ -311,9 +337,7 @@ def install(dest, desired, backup, check_mode, diff):
         # Only the mode is wrong: narrowing it exposes nothing.
         os.chmod(dest, PRIVATE_FILE_MODE)
         return result
-    parent = os.path.dirname(dest) or "."
-    if not os.path.isdir(parent):
-        os.makedirs(parent, PRIVATE_DIR_MODE)
+    make_private_dirs(os.path.dirname(dest) or ".")
     # Both files are created 0600; AnsibleModule's backup_local and atomic_move would give them the
     # old file's mode first.
     if backup and os.path.exists(dest):

@@ -20,7 +20,7 @@ description:
     C(Cluster) or KubeAdmiral C(FederatedCluster). Karmada's taint manager then evicts it from every binding (it needs
     karmada-controller-manager C(--feature-gates=Failover=true) and C(--enable-no-execute-taint-eviction=true)) and
     divides static weights over the remaining members; KubeAdmiral's scheduler reschedules on a taint change and drops
-    the cluster. The module waits (bounded by O(timeout)) until no placement names the member and the others run
+    the cluster. The module waits (bounded by O(wait_timeout)) until no placement names the member and the others run
     every workload's full count, read in the members themselves.
   - A member that carries the taint and has been Ready for O(restore_seconds) is failed back - the taint is removed
     and, on Karmada (which moves nothing back by itself), every workload whose split no longer follows its static
@@ -138,14 +138,20 @@ options:
   karmada_version:
     description: Karmada release of the control plane (the static-weight division depends on it).
     type: str
-  timeout:
-    description: Seconds to wait for an evacuation, and again for a failback.
+  wait_timeout:
+    description:
+      - Seconds to wait for an evacuation, and again for a failback (kubernetes.core's name for it).
+      - The name C(timeout) (the collection's earlier name) is a deprecated alias, to be removed in 1.0.0.
     type: int
     default: 600
-  poll_interval:
-    description: Seconds between looks.
+    aliases: [timeout]
+  wait_sleep:
+    description:
+      - Seconds between looks (kubernetes.core's name for it).
+      - The name C(poll_interval) (the collection's earlier name) is a deprecated alias, to be removed in 1.0.0.
     type: int
     default: 1
+    aliases: [poll_interval]
 attributes:
   check_mode:
     support: full
@@ -258,8 +264,10 @@ def argspec():
         status_only=dict(type="bool", default=False),
         drill_confirm=dict(type="bool", default=False),
         karmada_version=dict(type="str"),
-        timeout=dict(type="int", default=600),
-        poll_interval=dict(type="int", default=1),
+        wait_timeout=dict(type="int", default=600, aliases=["timeout"], deprecated_aliases=[
+            dict(name="timeout", version="1.0.0", collection_name="multicloud.federation")]),
+        wait_sleep=dict(type="int", default=1, aliases=["poll_interval"], deprecated_aliases=[
+            dict(name="poll_interval", version="1.0.0", collection_name="multicloud.federation")]),
     )
     return args
 
@@ -269,7 +277,7 @@ def main():
     params = module.params
     try:
         failover = Failover(None, params["members"], params["workloads"], params["method"], params["grace_seconds"],
-                            params["restore_seconds"], params["timeout"], interval=max(1, params["poll_interval"]),
+                            params["restore_seconds"], params["wait_timeout"], interval=max(1, params["wait_sleep"]),
                             toleration_seconds=params["toleration_seconds"],
                             detection_seconds=params["detection_seconds"], purge_mode=params["purge_mode"])
     except FailoverError as error:

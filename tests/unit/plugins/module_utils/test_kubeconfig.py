@@ -282,3 +282,36 @@ def test_a_written_kubeconfig_is_private_whatever_the_old_mode(tmp_path, monkeyp
     assert modes_at_rename == [0o600]
     assert mode(dest) == 0o600 and dest.read_text() == "new\n"
     assert sorted(os.listdir(str(tmp_path))) == ["idc1.kubeconfig"], "no temporary file is left"
+
+
+@pytest.fixture
+def umask_022():
+    """The usual umask, under which a directory made without an explicit mode is 0755."""
+    previous = os.umask(0o022)
+    yield
+    os.umask(previous)
+
+
+def test_every_directory_made_for_a_kubeconfig_is_private(tmp_path, umask_022):
+    existing = tmp_path / "home"
+    existing.mkdir(mode=0o755)
+    dest = existing / "kube" / "federation" / "members" / "idc1.kubeconfig"
+    result = kc.install(str(dest), member_config(), backup=True, check_mode=False, diff=False)
+    assert result["changed"] and mode(dest) == 0o600
+    made = [existing / "kube", existing / "kube" / "federation", existing / "kube" / "federation" / "members"]
+    assert [oct(mode(path)) for path in made] == ["0o700"] * 3
+    assert mode(existing) == 0o755, "a directory that was there is left as it was"
+
+
+def test_directories_that_exist_are_left_alone(tmp_path, umask_022):
+    parent = tmp_path / "shared"
+    parent.mkdir(mode=0o755)
+    dest = parent / "idc1.kubeconfig"
+    kc.install(str(dest), member_config(), backup=True, check_mode=False, diff=False)
+    assert mode(parent) == 0o755 and mode(dest) == 0o600
+
+
+def test_check_mode_makes_no_directory(tmp_path, umask_022):
+    dest = tmp_path / "kube" / "idc1.kubeconfig"
+    assert kc.install(str(dest), member_config(), backup=True, check_mode=True, diff=False)["changed"]
+    assert not (tmp_path / "kube").exists()

@@ -12,7 +12,8 @@ import pytest
 import yaml
 
 from ansible_collections.multicloud.federation.plugins.module_utils import federation_verify as verify_utils
-from ansible_collections.multicloud.federation.plugins.modules import federation_verify, workload_rebalance
+from ansible_collections.multicloud.federation.plugins.module_utils.failover.decision import FailoverError
+from ansible_collections.multicloud.federation.plugins.modules import failover, federation_verify, workload_rebalance
 from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.fake_federation import (
     members_access,
     world,
@@ -21,6 +22,7 @@ from ansible_collections.multicloud.federation.tests.unit.plugins.modules.module
 
 # module -> {kubernetes.core's name: the earlier name}
 RENAMED = {
+    failover: {"wait_timeout": "timeout", "wait_sleep": "poll_interval"},
     federation_verify: {"wait_timeout": "timeout", "wait_sleep": "poll_interval"},
     workload_rebalance: {"wait_timeout": "timeout", "wait_sleep": "poll_interval"},
 }
@@ -60,3 +62,17 @@ def test_the_earlier_names_still_work_and_warn(capsys, federation):
     assert earlier["rc"] == 0 and earlier["problems"] == [], earlier
     warned = deprecations(earlier)
     assert [text for text in warned if "timeout" in text] and [text for text in warned if "poll_interval" in text], warned
+
+
+@pytest.mark.parametrize("names", [("wait_timeout", "wait_sleep"), ("timeout", "poll_interval")], ids=["current", "earlier"])
+def test_failover_waits_as_long_as_either_name_says(capsys, monkeypatch, names):
+    seen = {}
+
+    def refuse(*args, **kwargs):
+        seen.update(timeout=args[6], interval=kwargs["interval"])
+        raise FailoverError("stopped before any cluster is read")
+    monkeypatch.setattr(failover, "Failover", refuse)
+    result = run_module(failover, capsys, {"members": members_access(), names[0]: 42, names[1]: 7})
+    assert result["rc"] == 1 and result["msg"] == "stopped before any cluster is read", result
+    assert seen == {"timeout": 42, "interval": 7}
+    assert bool(deprecations(result)) == (names[0] == "timeout"), result
