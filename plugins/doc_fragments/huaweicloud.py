@@ -19,7 +19,9 @@ options:
     description:
       - The cluster's region, for example C(ap-southeast-3). Gives the SDK's CCE endpoint of the region
         unless O(endpoint) is set, and the project looked up in IAM when no O(project_id) is given.
-      - O(region) or O(endpoint) is required.
+      - Without it, E(HUAWEICLOUD_SDK_REGION) (the collection's variable, which the AWX credential type
+        C(multicloud.federation Huawei Cloud access key) injects; Huawei's SDK reads no region from the
+        environment). O(region), E(HUAWEICLOUD_SDK_REGION) or O(endpoint) is required.
     type: str
   endpoint:
     description:
@@ -67,6 +69,7 @@ options:
   region:
     description:
       - UCS is a global service; the SDK serves it from C(cn-north-4) (the default). Only used without O(endpoint).
+        E(HUAWEICLOUD_SDK_REGION), the CCE modules' region, is not used here.
     type: str
   endpoint:
     description:

@@ -17,6 +17,14 @@ description:
     (C(create_addon_instance)) when no instance of O(name) exists, updates it (C(update_addon_instance))
     when O(version) differs from the installed one or O(values) are not all in the installed values, and
     otherwise changes nothing, so a second run makes no write call.
+  - The instance's status (CCE's C(AddonInstanceStatus)) comes first. An upgrade that failed (C(upgradeFailed))
+    is repaired - updated to O(version) (else the instance's version) with O(values) merged over its current
+    values, even when those are already the instance's - and the result says so (RV(repaired), RV(reason)).
+    A state an update cannot repair fails before any write, naming the state and what to do -
+    C(installFailed) (CCE - uninstall and install again), C(rollbackFailed), C(deleteFailed), C(deleting),
+    C(unknown). While the add-on is C(installing), C(upgrading) or C(rollbacking) nothing is written (the
+    module fails if an update is needed, ok otherwise); C(deleteSuccess) counts as not installed; C(abnormal)
+    is reported with a warning (an update does not repair it).
   - Without O(version), the version is chosen from the add-on template's versions that support the
     cluster's Kubernetes version and type (C(list_addon_templates), C(show_cluster)), stable ones first,
     then the highest.
@@ -94,6 +102,18 @@ updated:
   description: Whether this run updated the add-on (in check mode, would).
   returned: always
   type: bool
+repaired:
+  description: Whether the update repairs an add-on whose upgrade failed (status C(upgradeFailed)).
+  returned: always
+  type: bool
+reason:
+  description: Why the add-on was (or would be) installed or updated; empty when nothing changed.
+  returned: always
+  type: str
+addon_status:
+  description: The add-on's status that stopped the module (for example C(installFailed)), on failure.
+  returned: when the add-on is in a state the module does not write to
+  type: str
 version:
   description: The add-on version installed, or that would be.
   returned: always
@@ -135,7 +155,6 @@ def main():
     module = AnsibleModule(
         argument_spec=argument_spec(),
         required_together=hwc.HUAWEICLOUD_REQUIRED_TOGETHER,
-        required_one_of=[("region", "endpoint")],
         supports_check_mode=True,
     )
     p = module.params
@@ -149,6 +168,8 @@ def main():
                               check_mode=module.check_mode)
     except HuaweiCloudError as exc:
         module.fail_json(msg=str(exc), **exc.result())
+    for warning in result.pop("warnings"):
+        module.warn(warning)
     result.update(installed=result["action"] == "install", updated=result["action"] == "update")
     module.exit_json(**result)
 

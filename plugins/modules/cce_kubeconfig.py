@@ -54,7 +54,10 @@ options:
     type: int
     required: true
   renew_before_days:
-    description: Replace the kubeconfig in place when its client certificate expires within this many days.
+    description:
+      - Replace the kubeconfig in place when its client certificate (or its token, by the token's C(exp) claim)
+        expires within this many days; a file that expires later is kept and no new certificate is issued.
+        A file whose expiry cannot be read is replaced. RV(expires) reports the file's expiry.
     type: int
     default: 30
   force:
@@ -164,7 +167,6 @@ def main():
     module = AnsibleModule(
         argument_spec=argument_spec(),
         required_together=hwc.HUAWEICLOUD_REQUIRED_TOGETHER,
-        required_one_of=[("region", "endpoint")],
         supports_check_mode=True,
     )
     refusal = ck.duration_error(module.params["duration"])

@@ -59,7 +59,10 @@ options:
     type: int
     required: true
   renew_before_days:
-    description: Replace the kubeconfig in place when its client certificate expires within this many days.
+    description:
+      - Replace the kubeconfig in place when its client certificate (or its token, by the token's C(exp) claim)
+        expires within this many days; a file that expires later is kept and no new certificate is issued.
+        A file whose expiry cannot be read is replaced. RV(expires) reports the file's expiry.
     type: int
     default: 30
   force:

@@ -18,6 +18,12 @@ and ``update_addon_instance`` (PUT /api/v3/addons/{id}).
   ``input`` as a plain object, so the shape is not confirmed by the SDK), on update over the instance's
   current values. An installed add-on whose values already hold every value given, at the version
   asked for (or any, when none is), is left alone.
+- The instance's ``status.status`` (AddonInstanceStatus in the SDK, whose docstring lists the values and
+  what each needs) decides first, see ``status_plan``: an upgrade that failed (``upgradeFailed``, "retry the
+  upgrade or uninstall and reinstall") is repaired by an update to the wanted version and values, even when
+  they are already the instance's; states an update cannot repair (``installFailed``: "must be uninstalled
+  and installed again"; ``rollbackFailed``, ``deleteFailed``, ``deleting``, ``unknown``) fail naming the
+  state and what to do; an add-on being installed, upgraded or rolled back is not written to meanwhile.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -45,6 +51,28 @@ try:
     )
 except ImportError:  # reported by the module through client.HAS_HUAWEICLOUD_SDK
     pass
+
+# AddonInstanceStatus.status (huaweicloudsdkcce 3.1.219 v3/model/addon_instance_status.py, the values and what
+# its docstring says each needs). Anything else (a value added later) is taken as settled, as running is.
+REPAIRED_BY_UPDATE = ("upgradeFailed",)
+IN_PROGRESS = {"installing": "being installed", "upgrading": "being upgraded", "rollbacking": "being rolled back"}
+GONE = ("deleteSuccess",)
+WARNED = {
+    "abnormal": "CCE reports add-on %(name)s abnormal (status abnormal: installed, but not usable). An update does not "
+                "repair that: read the add-on's events (CCE console, Add-ons, %(name)s) and fix their cause",
+}
+REFUSED = {
+    "installFailed": "its installation failed (status installFailed), which CCE says only uninstalling and installing "
+                     "again repairs. Fix: uninstall the add-on (CCE console, Add-ons, or delete_addon_instance), wait "
+                     "until it is gone, and run again: the module then installs it",
+    "rollbackFailed": "its rollback failed (status rollbackFailed). Fix: retry the rollback (CCE console, Add-ons, or "
+                      "rollback_addon_instance), or uninstall the add-on and run again to install it",
+    "deleteFailed": "its uninstallation failed (status deleteFailed). Fix: retry the uninstallation (CCE console, "
+                    "Add-ons, or delete_addon_instance) and run again once it is gone: the module then installs it",
+    "deleting": "it is being uninstalled (status deleting). Fix: run again once it is gone: the module then installs it",
+    "unknown": "CCE reports its state as unknown (status unknown: the add-on's template instance does not exist). "
+               "Fix: uninstall the add-on (CCE console, Add-ons, or delete_addon_instance) and run again to install it",
+}
 
 INSTALL_ANNOTATION = {"addon.install/type": "install"}
 UPGRADE_ANNOTATION = {"addon.upgrade/type": "upgrade"}
@@ -143,6 +171,42 @@ def summary(instance):
     }
 
 
+class AddonStateError(HuaweiCloudError):
+    """An add-on instance in a state the module does not write to; the result names the state."""
+
+    def __init__(self, message, addon_status):
+        super(AddonStateError, self).__init__(message)
+        self.addon_status = addon_status
+
+    def result(self):
+        result = super(AddonStateError, self).result()
+        result["addon_status"] = self.addon_status
+        return result
+
+
+def instance_status(instance):
+    return (instance.status.status if instance.status is not None else None) or ""
+
+
+def status_plan(instance, template_name, needs_update):
+    """What the instance's status means: "gone" (install as if absent), "repair" (update even when nothing
+    else differs), "settled" (decide on version and values); raises for a state no update repairs, and for an
+    update needed while CCE is still busy with the add-on."""
+    status = instance_status(instance)
+    uid = instance.metadata.uid if instance.metadata is not None else None
+    if status in GONE:
+        return "gone"
+    if status in REFUSED:
+        raise AddonStateError("add-on %s (instance %s) cannot be installed or updated: %s"
+                              % (template_name, uid, REFUSED[status]), status)
+    if status in REPAIRED_BY_UPDATE:
+        return "repair"
+    if status in IN_PROGRESS and needs_update:
+        raise AddonStateError("add-on %s (instance %s) is %s (status %s), and CCE takes no update meanwhile. Fix: run "
+                              "again when it has finished" % (template_name, uid, IN_PROGRESS[status], status), status)
+    return "settled"
+
+
 def _request_body(cluster_id, template_name, version, values, annotations):
     return InstanceRequest(
         kind="Addon",
@@ -186,31 +250,50 @@ def ensure_addon(client, cluster_id, template_name, version=None, values=None, c
     """Install or update the add-on so that it runs ``version`` (when given) with ``values`` merged in.
 
     Returns {changed, action: none|install|update, addon (summary; absent when check mode would install),
-    version (the version installed, or that would be)}.
+    version (the version installed, or that would be), repaired (the update repairs a failed upgrade), reason
+    (why it installs or updates; "" otherwise), warnings}. Raises AddonStateError for a state no write repairs
+    (status_plan).
     """
     values = values or {}
     with sdk_call("CCE list_addon_instances", "cce:addonInstance:list", "cluster %s" % cluster_id):
         listing = client.list_addon_instances(ListAddonInstancesRequest(cluster_id=cluster_id))
     existing = find_instance(listing.items, template_name)
+    plan = None
     if existing is not None:
         current_version = existing.spec.version
         current_values = existing.spec.values or {}
         target_version = version or current_version
-        if target_version == current_version and contains(current_values, values):
-            return dict(changed=False, action="none", addon=summary(existing), version=current_version)
+        up_to_date = target_version == current_version and contains(current_values, values)
+        plan = status_plan(existing, template_name, not up_to_date)
+    if plan in ("repair", "settled"):
+        status = instance_status(existing)
+        warnings = [WARNED[status] % {"name": template_name}] if status in WARNED else []
+        if plan == "settled" and up_to_date:
+            return dict(changed=False, action="none", addon=summary(existing), version=current_version,
+                        repaired=False, reason="", warnings=warnings)
+        if plan == "repair":
+            reason = ("the add-on's upgrade failed (status %s): retried as an update to version %s with the values "
+                      "asked for" % (status, target_version))
+        else:
+            reason = "version %s or values differ from the add-on's" % target_version
         if check_mode:
-            return dict(changed=True, action="update", addon=summary(existing), version=target_version)
+            return dict(changed=True, action="update", addon=summary(existing), version=target_version,
+                        repaired=plan == "repair", reason=reason, warnings=warnings)
         body = _request_body(cluster_id, template_name, target_version, deep_merge(current_values, values),
                              UPGRADE_ANNOTATION)
         with sdk_call("CCE update_addon_instance", "cce:addonInstance:update", "add-on instance %s" % existing.metadata.uid):
             updated = client.update_addon_instance(UpdateAddonInstanceRequest(id=existing.metadata.uid, body=body))
-        return dict(changed=True, action="update", addon=summary(updated), version=target_version)
+        return dict(changed=True, action="update", addon=summary(updated), version=target_version,
+                    repaired=plan == "repair", reason=reason, warnings=warnings)
 
+    reason = ("the add-on's last instance was uninstalled (status deleteSuccess)" if plan == "gone"
+              else "the add-on is not installed")
     entry = _install_version(client, cluster_id, template_name, version)
     if check_mode:
-        return dict(changed=True, action="install", version=entry.version)
+        return dict(changed=True, action="install", version=entry.version, repaired=False, reason=reason, warnings=[])
     body = _request_body(cluster_id, template_name, entry.version, deep_merge(template_defaults(entry), values),
                          INSTALL_ANNOTATION)
     with sdk_call("CCE create_addon_instance", "cce:addonInstance:create", "cluster %s" % cluster_id):
         created = client.create_addon_instance(CreateAddonInstanceRequest(body=body))
-    return dict(changed=True, action="install", addon=summary(created), version=entry.version)
+    return dict(changed=True, action="install", addon=summary(created), version=entry.version, repaired=False,
+                reason=reason, warnings=[])

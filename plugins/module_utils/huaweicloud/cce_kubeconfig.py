@@ -110,17 +110,30 @@ def servers(data):
     return set(cluster.get("server") for cluster in _by_name(data, "clusters").values() if cluster.get("server"))
 
 
-def expiry(data):
-    """notAfter of the client certificate of the current context's user (else the first user), or None."""
+def _credential(data):
+    """credential_expiry of the current context's user (else the first user); None without a readable one."""
     users = data.get("users") or []
     current = _by_name(data, "contexts").get(data.get("current-context"), {}).get("user")
     chosen = [u for u in users if u.get("name") == current] or users[:1]
     if not chosen:
         return None
     try:
-        return credential_expiry(chosen[0], ".")["expires"]
+        return credential_expiry(chosen[0], ".")
     except ValueError:
         return None
+
+
+def expiry(data):
+    """When the current context's user's credential expires: its client certificate's notAfter, or a JWT
+    token's exp claim (kubeconfig_credentials.credential_expiry); None when it cannot be read."""
+    found = _credential(data)
+    return found["expires"] if found else None
+
+
+def credential_kind(data):
+    """"client certificate" or "token", for messages."""
+    found = _credential(data)
+    return "token" if found and found["kind"] == "token" else "client certificate"
 
 
 def renewal_reason(existing, endpoints, now, renew_before_days):
@@ -133,9 +146,9 @@ def renewal_reason(existing, endpoints, now, renew_before_days):
         return "the cluster has an external address that the kubeconfig in place has no context for"
     expires = expiry(existing)
     if expires is None:
-        return "the client certificate in place cannot be read"
+        return "the kubeconfig in place has no expiry that can be read (a client certificate, or a token's exp claim)"
     if expires - now <= datetime.timedelta(days=renew_before_days):
-        return "the client certificate expires %s, within %d days" % (expires.isoformat(), renew_before_days)
+        return "the %s expires %s, within %d days" % (credential_kind(existing), expires.isoformat(), renew_before_days)
     return None
 
 

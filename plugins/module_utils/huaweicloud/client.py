@@ -6,6 +6,11 @@
 - Credentials come from the module's options or, when the access key options are not given, from the
   environment variables Huawei's SDK reads (huaweicloudsdkcore ``auth/provider.py``
   ``EnvCredentialProvider``): HUAWEICLOUD_SDK_AK, _SK, _SECURITY_TOKEN, _PROJECT_ID, _DOMAIN_ID.
+  The CCE region, when a task gives none, comes from HUAWEICLOUD_SDK_REGION: the collection's name (the
+  SDK itself reads no region id from the environment, only per-service endpoints in
+  HUAWEICLOUD_SDK_REGION_<SERVICE>_<REGION>, ``region/provider.py`` ``EnvRegionProvider``); UCS, a global
+  service, ignores it. The AWX credential type "multicloud.federation Huawei Cloud access key"
+  (awx/credential_types.yml) injects exactly ENV_NAMES and REGION_ENV_NAME.
   Missing keys are refused here, before the SDK is asked: with neither an AK nor an SK the SDK would
   turn to the ECS metadata service for a temporary key (``auth/credentials.py``
   ``Credentials._process_accessor``).
@@ -58,6 +63,9 @@ ENV_NAMES = {
     "project_id": "HUAWEICLOUD_SDK_PROJECT_ID",
     "domain_id": "HUAWEICLOUD_SDK_DOMAIN_ID",
 }
+
+# The CCE region when the task gives none (the collection's variable, not the SDK's; CCE only).
+REGION_ENV_NAME = "HUAWEICLOUD_SDK_REGION"
 
 # The region UCS (a global service) is served from (huaweicloudsdkucs v1/region/ucs_region.py).
 UCS_DEFAULT_REGION = "cn-north-4"
@@ -147,14 +155,21 @@ def _check_endpoints(params):
             raise HuaweiCloudError("%s: %s" % (name, refusal))
 
 
+def cce_region(params, environ=None):
+    """The CCE region: the option, else HUAWEICLOUD_SDK_REGION, else None."""
+    environ = os.environ if environ is None else environ
+    return params.get("region") or environ.get(REGION_ENV_NAME) or None
+
+
 def cce_client(params, environ=None):
     """CceClient for the region (or endpoint) in ``params``, with BasicCredentials (project)."""
     _check_endpoints(params)
     creds = resolve_credentials(params, environ)
-    region_id = params.get("region")
+    region_id = cce_region(params, environ)
     endpoint = params.get("endpoint")
     if not region_id and not endpoint:
-        raise HuaweiCloudError("CCE is regional: give region (e.g. ap-southeast-3), or endpoint")
+        raise HuaweiCloudError("CCE is regional: give region (e.g. ap-southeast-3) or endpoint, or set "
+                               "HUAWEICLOUD_SDK_REGION (the AWX credential's region)")
     if not creds["project_id"] and not region_id:
         raise HuaweiCloudError("no project id: give project_id (or HUAWEICLOUD_SDK_PROJECT_ID), or region so "
                                "that it is looked up in IAM")

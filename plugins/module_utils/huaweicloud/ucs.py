@@ -416,7 +416,7 @@ def kubeconfig_renewal_reason(existing, now, renew_before_days):
         return "the kubeconfig in place has no context %s" % FEDERATION_CONTEXT
     expires = ck.expiry(existing)
     if expires is None:
-        return "the client certificate in place cannot be read"
+        return "the kubeconfig in place has no expiry that can be read (a client certificate, or a token's exp claim)"
     if expires - now <= datetime.timedelta(days=renew_before_days):
-        return "the client certificate expires %s, within %d days" % (expires.isoformat(), renew_before_days)
+        return "the %s expires %s, within %d days" % (ck.credential_kind(existing), expires.isoformat(), renew_before_days)
     return None

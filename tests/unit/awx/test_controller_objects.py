@@ -109,24 +109,6 @@ def test_awx_inventory_hosts_leave_the_kubeconfig_to_the_credential():
             assert host_vars["cluster_access"] in ("internal", "external", "federation")
 
 
-def test_the_huawei_cloud_access_key_is_a_credential():
-    credential_type = named("controller_credential_types", "multicloud.federation Huawei Cloud access key")
-    fields = {field["id"]: field for field in credential_type["inputs"]["fields"]}
-    assert set(fields) == {"access_key", "secret_key"} and fields["secret_key"]["secret"] is True
-    assert credential_type["inputs"]["required"] == ["access_key", "secret_key"]
-    injectors = credential_type["injectors"]
-    # What Huawei's SDK reads, and the virtual_kubelet role's own variables, which the role reads today.
-    assert injectors["env"] == {"HUAWEICLOUD_SDK_AK": "{{ access_key }}", "HUAWEICLOUD_SDK_SK": "{{ secret_key }}"}
-    assert injectors["extra_vars"] == {"virtual_kubelet_cce_access_key": "{{ access_key }}",
-                                       "virtual_kubelet_cce_secret_key": "{{ secret_key }}"}
-    options = load("roles/virtual_kubelet/meta/argument_specs.yml")["argument_specs"]["main"]["options"]
-    assert set(injectors["extra_vars"]) <= set(options)
-    credential = named("controller_credentials", "multicloud.federation Huawei Cloud access key")
-    assert credential["credential_type"] == credential_type["name"]
-    # From a vault, as the kubeconfig is.
-    assert all(value.startswith("{{ federation_awx_") for value in credential["inputs"].values())
-
-
 def test_the_execution_environment_carries_the_collections_version():
     """The templates run the collection's playbooks by FQCN from the EE, whose image is tagged with galaxy.yml's
     version: playbooks, roles and modules are one version, whatever branch the project is on."""

@@ -280,3 +280,105 @@ def test_no_secret_in_the_result_or_the_invocation(cloud, capsys):
     for secret in (SK, "TemporarySecurityToken0001"):
         assert secret not in text
     assert result["invocation"]["module_args"]["secret_key"] == "VALUE_SPECIFIED_IN_NO_LOG_PARAMETER"
+
+
+# ---- the instance's status (AddonInstanceStatus.status, huaweicloudsdkcce 3.1.219: its docstring lists the values
+# and what each needs; the endpoint answers them as CCE's list does, in status.status) ---------------------------
+
+UID = "9d1c0000-0000-0000-0000-000000000001"
+PUT = ("PUT", "/api/v3/addons/%s" % UID)
+
+
+def test_a_failed_upgrade_is_repaired_by_an_update_even_with_the_same_version_and_values(cloud, capsys):
+    serve(cloud, installed=[instance(status="upgradeFailed")])
+    result = run(capsys, cloud, values=VALUES)
+    assert result["rc"] == 0, result
+    assert (result["changed"], result["action"], result["updated"], result["repaired"]) == (True, "update", True, True)
+    assert result["reason"] == ("the add-on's upgrade failed (status upgradeFailed): retried as an update to version "
+                                "1.5.28 with the values asked for")
+    assert cloud.calls() == [("GET", "/api/v3/addons"), PUT]
+    assert cloud.requests[-1].json() == {
+        "kind": "Addon", "apiVersion": "v3",
+        "metadata": {"annotations": {"addon.upgrade/type": "upgrade"}},
+        "spec": {"clusterID": CLUSTER, "version": "1.5.28", "addonTemplateName": "virtual-kubelet",
+                 "values": {"basic": BASIC, "flavor": VALUES["flavor"], "custom": VALUES["custom"]}},
+    }
+    assert result["addon"]["status"] == "upgrading"
+    assert_signed(cloud)
+
+
+def test_a_failed_upgrade_is_repaired_to_the_version_asked_for(cloud, capsys):
+    serve(cloud, installed=[instance("1.5.10", status="upgradeFailed")])
+    result = run(capsys, cloud, version="1.5.28", values={"flavor": {"replicas": 3}})
+    assert result["rc"] == 0 and result["repaired"] is True and result["version"] == "1.5.28"
+    sent = cloud.requests[-1].json()["spec"]
+    assert sent["version"] == "1.5.28" and sent["values"]["flavor"] == {"name": "Small", "replicas": 3}
+
+
+def test_check_mode_reports_the_repair_without_a_write(cloud, capsys):
+    serve(cloud, installed=[instance(status="upgradeFailed")])
+    result = run(capsys, cloud, check_mode=True, values=VALUES)
+    assert result["rc"] == 0, result
+    assert (result["changed"], result["action"], result["repaired"]) == (True, "update", True)
+    assert cloud.calls() == [("GET", "/api/v3/addons")]
+
+
+def test_a_running_add_on_is_not_repaired(cloud, capsys):
+    serve(cloud, installed=[instance(status="running")])
+    result = run(capsys, cloud, values=VALUES)
+    assert (result["changed"], result["repaired"], result["reason"]) == (False, False, "")
+
+
+@pytest.mark.parametrize("status, fix", [
+    ("installFailed", "its installation failed (status installFailed), which CCE says only uninstalling and "
+                      "installing again repairs. Fix: uninstall the add-on"),
+    ("rollbackFailed", "its rollback failed (status rollbackFailed). Fix: retry the rollback"),
+    ("deleteFailed", "its uninstallation failed (status deleteFailed). Fix: retry the uninstallation"),
+    ("deleting", "it is being uninstalled (status deleting). Fix: run again once it is gone"),
+    ("unknown", "CCE reports its state as unknown (status unknown: the add-on's template instance does not exist). "
+                "Fix: uninstall the add-on"),
+])
+@pytest.mark.parametrize("check_mode", [False, True], ids=["run", "check"])
+def test_a_state_an_update_cannot_repair_fails_naming_it_before_any_write(cloud, capsys, status, fix, check_mode):
+    serve(cloud, installed=[instance(status=status)])
+    result = run(capsys, cloud, check_mode=check_mode, values=VALUES)
+    assert result["rc"] == 1 and result["failed"] is True
+    assert result["msg"] == "add-on virtual-kubelet (instance %s) cannot be installed or updated: %s" % (
+        UID, result["msg"].split(": ", 1)[1])
+    assert fix in result["msg"]
+    assert result["addon_status"] == status
+    assert cloud.calls() == [("GET", "/api/v3/addons")]
+
+
+@pytest.mark.parametrize("status, words", [("installing", "being installed"), ("upgrading", "being upgraded"),
+                                           ("rollbacking", "being rolled back")])
+def test_an_add_on_cce_is_busy_with_is_not_written_to(cloud, capsys, status, words):
+    serve(cloud, installed=[instance(status=status)])
+    # Nothing to change: ok, as the add-on is or will be as asked.
+    result = run(capsys, cloud, values=VALUES)
+    assert result["rc"] == 0 and result["changed"] is False
+    # A change: refused until CCE has finished.
+    result = run(capsys, cloud, values={"flavor": {"replicas": 3}})
+    assert result["rc"] == 1 and result["addon_status"] == status
+    assert result["msg"] == ("add-on virtual-kubelet (instance %s) is %s (status %s), and CCE takes no update "
+                             "meanwhile. Fix: run again when it has finished" % (UID, words, status))
+    assert cloud.writes() == []
+
+
+def test_an_uninstalled_instance_still_listed_is_installed_again(cloud, capsys):
+    serve(cloud, installed=[instance(status="deleteSuccess")])
+    result = run(capsys, cloud, version="1.5.28", values=VALUES)
+    assert result["rc"] == 0, result
+    assert (result["action"], result["repaired"]) == ("install", False)
+    assert result["reason"] == "the add-on's last instance was uninstalled (status deleteSuccess)"
+    assert cloud.calls() == [("GET", "/api/v3/addons"), ("GET", "/api/v3/addontemplates"), ("POST", "/api/v3/addons")]
+
+
+def test_an_abnormal_add_on_is_reported_not_written_to(cloud, capsys):
+    serve(cloud, installed=[instance(status="abnormal")])
+    result = run(capsys, cloud, values=VALUES)
+    assert result["rc"] == 0 and result["changed"] is False
+    # ansible-core 2.19+ returns each warning as a dict (its message inside), earlier ones as a string.
+    messages = [str(w) for w in result["warnings"]]
+    assert [m for m in messages if "CCE reports add-on virtual-kubelet abnormal" in m], messages
+    assert cloud.writes() == []

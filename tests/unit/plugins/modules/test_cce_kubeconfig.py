@@ -223,3 +223,72 @@ def test_a_cluster_not_found_names_the_fix(cloud, capsys, tmp_path):
     assert result["rc"] == 1 and result["error_code"] == "CCE.01404001"
     assert "Fix: cluster %s does not exist in this project and region" % CLUSTER in result["msg"]
     assert cloud.writes() == []
+
+
+# ---- renewal before expiry: the file in place decides, and only a renewal issues a certificate -------------------
+
+def kubeconfig_in_place(dest, days, mode=0o600):
+    """A kubeconfig of this cluster at ``dest`` (as CCE issued it: both contexts), its certificate valid ``days``."""
+    answer, _key = cert_answer(days)
+    dest.write_text(yaml.safe_dump(answer))
+    os.chmod(str(dest), mode)
+    return dest.read_bytes()
+
+
+def test_a_file_valid_beyond_the_window_is_kept_and_nothing_is_issued(cloud, capsys, tmp_path):
+    serve(cloud)
+    dest = tmp_path / "kubeconfig"
+    before = kubeconfig_in_place(dest, days=400)
+    result = run(capsys, cloud, dest, renew_before_days=30)
+    assert result["rc"] == 0, result
+    assert (result["changed"], result["renewed"], result["reason"]) == (False, False, "")
+    expires = datetime.datetime.fromisoformat(result["expires"])
+    assert 399 <= (expires - datetime.datetime.now(datetime.timezone.utc)).days <= 400
+    assert cloud.calls() == [("GET", CLUSTER_PATH)] and dest.read_bytes() == before
+
+
+def test_a_file_inside_the_window_gets_exactly_one_new_certificate_0600(cloud, capsys, tmp_path):
+    serve(cloud, days=365)
+    dest = tmp_path / "kubeconfig"
+    before = kubeconfig_in_place(dest, days=20, mode=0o644)
+    result = run(capsys, cloud, dest, renew_before_days=30)
+    assert result["rc"] == 0, result
+    assert (result["changed"], result["renewed"]) == (True, True)
+    assert result["reason"].startswith("the client certificate expires ") and result["reason"].endswith(", within 30 days")
+    assert [call for call in cloud.calls() if call[0] == "POST"] == [("POST", CERT_PATH)]
+    assert result["previous_expires"] < result["expires"] and dest.read_bytes() != before
+    # The new file is the writer's (mkstemp, 0600 from its first byte), whatever the replaced one's mode.
+    assert stat.S_IMODE(os.stat(str(dest)).st_mode) == 0o600
+
+
+def test_a_wider_window_renews_the_same_file(cloud, capsys, tmp_path):
+    serve(cloud)
+    dest = tmp_path / "kubeconfig"
+    kubeconfig_in_place(dest, days=100)
+    assert run(capsys, cloud, dest, renew_before_days=30)["renewed"] is False
+    assert run(capsys, cloud, dest, renew_before_days=120)["renewed"] is True
+    assert [call for call in cloud.calls() if call[0] == "POST"] == [("POST", CERT_PATH)]
+
+
+def test_check_mode_inside_the_window_reports_a_renewal_without_a_request_or_a_write(cloud, capsys, tmp_path):
+    serve(cloud)
+    dest = tmp_path / "kubeconfig"
+    before = kubeconfig_in_place(dest, days=5)
+    result = run(capsys, cloud, dest, check_mode=True, renew_before_days=30)
+    assert result["rc"] == 0, result
+    assert (result["changed"], result["renewed"]) == (True, True) and result["reason"].endswith("within 30 days")
+    assert result["previous_expires"] is not None
+    assert cloud.calls() == [("GET", CLUSTER_PATH)] and dest.read_bytes() == before
+
+
+def test_a_file_whose_certificate_cannot_be_read_is_renewed(cloud, capsys, tmp_path):
+    serve(cloud)
+    dest = tmp_path / "kubeconfig"
+    answer, _key = cert_answer()
+    answer["users"][0]["user"]["client-certificate-data"] = base64.b64encode(b"not a certificate").decode()
+    dest.write_text(yaml.safe_dump(answer))
+    result = run(capsys, cloud, dest)
+    assert result["rc"] == 0 and result["renewed"] is True
+    assert result["reason"] == ("the kubeconfig in place has no expiry that can be read (a client certificate, or a "
+                                "token's exp claim)")
+    assert result["previous_expires"] is None

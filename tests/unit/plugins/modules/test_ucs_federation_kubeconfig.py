@@ -19,6 +19,8 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import base64
+import datetime
 import json
 import os
 import stat
@@ -173,3 +175,72 @@ def test_a_403_on_the_download_names_the_code(cloud, capsys, tmp_path):
     result = run(capsys, cloud, tmp_path / "kubeconfig")
     assert result["rc"] == 1 and result["error_code"] == "IAM.0003" and "UCS FullAccess" in result["msg"]
     assert not (tmp_path / "kubeconfig").exists()
+
+
+# ---- renewal before expiry -------------------------------------------------------------------------------------
+
+def jwt(days):
+    """An unsigned JWT whose exp claim is ``days`` from now (only its exp is read)."""
+    def part(data):
+        return base64.urlsafe_b64encode(json.dumps(data).encode()).decode().rstrip("=")
+    exp = int((datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(days=days)).timestamp())
+    return "%s.%s.%s" % (part({"alg": "none"}), part({"sub": "federation-user", "exp": exp}), "c2ln")
+
+
+def federation_file(dest, user):
+    dest.write_text(yaml.safe_dump({
+        "apiVersion": "v1", "kind": "Config", "current-context": "federation",
+        "clusters": [{"name": "federation-cluster", "cluster": {"server": SERVER, "certificate-authority-data": CA_DATA}}],
+        "users": [{"name": "federation-user", "user": user}],
+        "contexts": [{"name": "federation", "context": {"cluster": "federation-cluster", "user": "federation-user"}}]}))
+    os.chmod(str(dest), 0o600)
+    return dest.read_bytes()
+
+
+def test_check_mode_inside_the_window_makes_no_download_and_no_write(cloud, capsys, tmp_path):
+    federation(cloud, days=10)
+    dest = tmp_path / "kubeconfig"
+    run(capsys, cloud, dest)
+    before = dest.read_bytes()
+    cloud.requests[:] = []
+    result = run(capsys, cloud, dest, check_mode=True, renew_before_days=30)
+    assert result["rc"] == 0 and (result["changed"], result["renewed"]) == (True, True)
+    assert result["reason"].startswith("the client certificate expires ") and result["previous_expires"]
+    assert cloud.calls() == [("GET", "/v1/clustergroups")] and dest.read_bytes() == before
+
+
+def test_a_certificate_beyond_the_window_is_kept_and_its_expiry_reported(cloud, capsys, tmp_path):
+    federation(cloud)
+    dest = tmp_path / "kubeconfig"
+    cert, key = client_cert(200)
+    before = federation_file(dest, {"client-certificate-data": cert, "client-key-data": key})
+    result = run(capsys, cloud, dest, renew_before_days=30)
+    assert result["rc"] == 0 and (result["changed"], result["renewed"]) == (False, False)
+    assert result["expires"][:4].isdigit()
+    assert cloud.calls() == [("GET", "/v1/clustergroups")] and dest.read_bytes() == before
+    assert key not in json.dumps(result)
+
+
+@pytest.mark.parametrize("days, renewed", [(200, False), (10, True)])
+def test_a_token_is_renewed_by_its_exp_claim(cloud, capsys, tmp_path, days, renewed):
+    play, fleet_id, _answers = federation(cloud)
+    play.connections[fleet_id] = {}  # connected: a renewal is one download
+    dest = tmp_path / "kubeconfig"
+    token = jwt(days)
+    federation_file(dest, {"token": token})
+    result = run(capsys, cloud, dest, renew_before_days=30)
+    assert result["rc"] == 0 and result["renewed"] is renewed
+    downloads = [call for call in cloud.calls() if call == ("POST", "/v1/clustergroups/%s/kubeconfig" % fleet_id)]
+    assert len(downloads) == int(renewed)
+    if renewed:
+        assert result["reason"].startswith("the token expires ")
+    assert token not in json.dumps(result)
+
+
+def test_an_opaque_token_cannot_say_when_it_expires_so_it_is_renewed(cloud, capsys, tmp_path):
+    federation(cloud)
+    dest = tmp_path / "kubeconfig"
+    federation_file(dest, {"token": "opaque-token-0001"})
+    result = run(capsys, cloud, dest)
+    assert result["rc"] == 0 and result["renewed"] is True
+    assert result["reason"].startswith("the kubeconfig in place has no expiry that can be read")

@@ -235,3 +235,29 @@ def test_the_verifier_is_huaweis_algorithm():
         "X-Sdk-Date more than 15 minutes off")
     assert canonical_uri("/v1/clusters/a b") == "/v1/clusters/a%20b/"
     assert canonical_query("") == ""
+
+
+def test_the_cce_region_from_the_environment_when_the_task_gives_none(cloud, monkeypatch):
+    """HUAWEICLOUD_SDK_REGION (the AWX credential's default region): the region of the IAM project look-up."""
+    monkeypatch.setenv(hwc.REGION_ENV_NAME, REGION)
+    cloud.route("GET", "/api/v3/addons", EMPTY_ADDONS)
+    list_addons(hwc.cce_client(options(cloud, project_id=None, region=None)))
+    iam, cce = cloud.requests
+    assert (iam["path"], iam["query"]) == ("/v3/projects", [("name", REGION)])
+    assert cce["headers"]["x-project-id"] == PROJECT and cce["signature_ok"]
+
+
+def test_the_tasks_region_wins_over_the_environments():
+    environ = {hwc.REGION_ENV_NAME: "cn-north-4"}
+    assert hwc.cce_region({"region": REGION}, environ) == REGION
+    assert hwc.cce_region({}, environ) == "cn-north-4"
+    assert hwc.cce_region({}, {hwc.REGION_ENV_NAME: ""}) is None
+
+
+def test_no_region_anywhere_is_refused_before_any_request(cloud):
+    with pytest.raises(HuaweiCloudError) as error:
+        hwc.cce_client(options(cloud, region=None, endpoint=None), environ={"HUAWEICLOUD_SDK_AK": AK,
+                                                                              "HUAWEICLOUD_SDK_SK": SK})
+    assert str(error.value) == ("CCE is regional: give region (e.g. ap-southeast-3) or endpoint, or set "
+                                "HUAWEICLOUD_SDK_REGION (the AWX credential's region)")
+    assert cloud.requests == []
