@@ -354,6 +354,59 @@ def missing_crds(cluster, secrets):
     return [crd for crd in manifest_crds(release) if cluster.get(CRD_API[0], CRD_API[1], crd["metadata"]["name"]) is None]
 
 
+def _release_key(secret):
+    meta = secret.get("metadata") or {}
+    return (meta.get("namespace"), (meta.get("labels") or {}).get("name"))
+
+
+def releases_of_chart(secrets, chart_name):
+    """``[(release name, namespace, revision, status)]`` of the releases among ``secrets`` (Helm's release
+    Secrets of any namespace) whose newest revision is a release of the chart named ``chart_name``
+    (``chart.metadata.name``), sorted; an uninstalled one kept with ``--keep-history`` is not a release."""
+    groups = {}
+    for secret in secrets:
+        key = _release_key(secret)
+        if key[0] and key[1]:
+            groups.setdefault(key, []).append(secret)
+    found = []
+    for (namespace, name), group in groups.items():
+        newest = newest_revision(group)
+        try:
+            release = decode_release(newest)
+        except ReleaseError:
+            continue  # not what Helm writes: not a release of anything
+        if ((release.get("chart") or {}).get("metadata") or {}).get("name") == chart_name \
+                and release["info"]["status"] != "uninstalled":
+            found.append((name, namespace, revision_of(newest), release["info"]["status"]))
+    return sorted(found, key=lambda row: (row[1], row[0]))
+
+
+def locate(cluster, release_name, namespace, chart_name):
+    """Where the chart's release is: ``(release name, namespace, adopted)``.
+
+    The release ``release_name`` in ``namespace`` when it has any revision there. Otherwise the one release of
+    the chart ``chart_name`` anywhere on the cluster (a ``helm install`` typed by hand from a runbook, under
+    another name or in another namespace), which is then the release to manage in place: a second release of
+    the same chart would fail on the objects the first one owns (pkg/action/validate.go
+    existingResourceConflict), and uninstalling the first would delete its CRDs and every custom resource with
+    them. Two or more releases of the chart raise ReleaseError naming them; none gives the configured place."""
+    check_release_name(release_name)
+    if cluster.list(*SECRET_API, namespace=namespace, label_selector="owner=helm,name=%s" % release_name):
+        return release_name, namespace, False
+    found = releases_of_chart(cluster.list(*SECRET_API, label_selector="owner=helm"), chart_name)
+    if not found:
+        return release_name, namespace, False
+    if len(found) > 1:
+        raise ReleaseError(
+            "the cluster has %d Helm releases of the chart %s (%s) and none is %s in namespace %s: it cannot tell "
+            "which one to manage. Keep one: uninstall the others with helm (their CRDs are shared: uninstall with "
+            "care, never the last one), or set the release name and namespace to the one to keep; nothing was "
+            "changed" % (len(found), chart_name, ", ".join("%s in %s (revision %s, %s)" % row for row in found),
+                         release_name, namespace))
+    name, where, _revision, _status = found[0]
+    return name, where, True
+
+
 def recover(cluster, release_name, namespace, grace=DEFAULT_GRACE, check_mode=False, now=None, desired=None):
     """Read the release's revisions and remove a pending newest revision (see the module docstring).
     Returns ``(changed, summary)``; ``summary`` has name, namespace, revision, status_before,

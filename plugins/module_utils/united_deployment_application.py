@@ -250,7 +250,13 @@ def _normalize(raw, index, members, member_names, api_version):
     entry["definition"] = entry["definition"] or None
     if entry["definition"] is not None:
         entry["definition"] = _definition(name, entry, raw.get("namespace"), errors)
-        errors.extend(_served_version_errors(name, entry["definition"], api_version))
+        version_errors = _served_version_errors(name, entry["definition"], api_version)
+        errors.extend(version_errors)
+        if not version_errors and isinstance(entry["definition"], dict):
+            # Applied in the version the control plane prefers: the server stores that one whatever the request
+            # says (no conversion webhook), and a server-side apply in another version over it is written again
+            # on every run (found on the stack: the runbook's v1alpha1 object on the 1.9.0 chart).
+            entry["definition"]["apiVersion"] = api_version
     if not isinstance(entry["namespace"], str) or len(entry["namespace"]) > 63 or \
             not _DNS_LABEL.match(entry["namespace"]):
         errors.append("application %s: namespace %r is not a DNS-1123 label" % (name, entry["namespace"]))

@@ -95,6 +95,21 @@ options:
     description: The user-supplied values M(kubernetes.core.helm) passes (its O(kubernetes.core.helm#module:release_values)).
     type: dict
     default: {}
+  adopt:
+    description:
+      - When the release O(release_name) has no revision in O(release_namespace), take the one release of the chart
+        of O(chart_ref) (by chart name) found anywhere on the cluster as the release - one installed by hand from a
+        runbook (C(helm install kruise ...) in C(default)) under another name or in another namespace. It is then
+        the one recovered, compared and returned (RV(release.name), RV(release.namespace), RV(release.adopted)),
+        and the role upgrades it in place. A second release of the chart would fail on the objects the first owns,
+        and uninstalling the first would delete its CRDs.
+      - Two or more releases of the chart, none of them O(release_name) in O(release_namespace), fail before any
+        change, naming them.
+      - Needs O(chart_ref); lists Helm's release Secrets in every namespace only when O(release_name) has no
+        revision in O(release_namespace).
+    type: bool
+    default: false
+    version_added: 0.1.0
 requirements:
   - kubernetes >= 24.2.0
 notes:
@@ -176,6 +191,11 @@ release:
       elements: str
       returned: always
       sample: [uniteddeployments.apps.kruise.io]
+    adopted:
+      description: Whether the release is one of the chart found under another name or in another namespace
+        than O(release_name) in O(release_namespace) (O(adopt)).
+      type: bool
+      returned: always
 """
 
 import copy
@@ -194,6 +214,7 @@ from ansible_collections.multicloud.federation.plugins.module_utils.helm_release
     DEFAULT_GRACE,
     ReleaseError,
     desired_chart,
+    locate,
     recover,
 )
 
@@ -208,6 +229,7 @@ def argspec():
         chart_version=dict(type="str"),
         chart_repo_url=dict(type="str"),
         release_values=dict(type="dict", default={}),
+        adopt=dict(type="bool", default=False),
     )
     return spec
 
@@ -224,8 +246,15 @@ def main():
             desired = dict(chart=desired_chart(params["chart_ref"], params["chart_version"], params["chart_repo_url"]),
                            values=params["release_values"])
         cluster = connect_control_plane(module, name=where)
-        changed, release = recover(cluster, params["release_name"], params["release_namespace"],
-                                   params["pending_release_grace"], module.check_mode, desired=desired)
+        name, namespace, adopted = params["release_name"], params["release_namespace"], False
+        if params["adopt"]:
+            if not params["chart_ref"]:
+                module.fail_json(msg="adopt needs chart_ref: the chart whose release to look for")
+            chart_name = (desired["chart"] or {}).get("name") or params["chart_ref"].rstrip("/").rpartition("/")[2]
+            name, namespace, adopted = locate(cluster, name, namespace, chart_name)
+        changed, release = recover(cluster, name, namespace, params["pending_release_grace"], module.check_mode,
+                                   desired=desired)
+        release["adopted"] = adopted
     except ChartSourceError as error:
         module.fail_json(msg="cannot read the chart %s: %s" % (params["chart_ref"], error))
     except (AccessError, ApiError, ReleaseError) as error:

@@ -161,3 +161,41 @@ def test_the_example_applications_converge_and_one_is_removed_alone(stack, tmp_p
     for kind, name in ((UD_KIND, "sample-ud"), ("service", "sample-ud"),
                        ("propagationpolicy.policy.karmada.io", "ud-propagation")):
         assert not karmada.has(kind, name, "-n", "default"), (kind, name)
+
+
+# The first runbook's UnitedDeployment as its reader pastes it (tests/unit/plugins/module_utils): apiVersion
+# apps.kruise.io/v1alpha1, no namespace. In a namespace of its own, where its labels (app: sample) select
+# nothing of the example's sample-ud.
+RUNBOOK_UD = yaml.safe_load((REPO_ROOT / "tests" / "unit" / "plugins" / "module_utils" /
+                             "runbook_united_deployment.yml").read_text())
+VERBATIM = {"name": "sample-ud", "namespace": "runbook", "policy_name": "ud-propagation", "definition": RUNBOOK_UD}
+
+
+def test_the_runbooks_united_deployment_verbatim_runs_with_the_1_9_0_chart(stack, tmp_path):
+    """Issue 30: the 1.9.0 chart serves UnitedDeployment in v1alpha1 and v1beta1 and prefers v1beta1; the runbook's
+    v1alpha1 object is accepted as written, its policy selects what Karmada matches (the preferred version: it
+    compares the selector's apiVersion literally), and the split is verified in the members."""
+    karmada = stack.karmada()
+    try:
+        run = place(stack, [VERBATIM], tmp_path)
+        assert run.returncode == 0 and run.changed > 0, run.describe()
+        policy = karmada.get("propagationpolicy.policy.karmada.io", "ud-propagation", "-n", "runbook")
+        assert policy["spec"]["resourceSelectors"] == [
+            {"apiVersion": "apps.kruise.io/v1beta1", "kind": "UnitedDeployment", "name": "sample-ud", "namespace": "runbook"}], \
+            policy["spec"]
+        binding = karmada.get("resourcebinding.work.karmada.io", "sample-ud-uniteddeployment", "-n", "runbook")
+        assert {c["name"]: c.get("replicas", 0) for c in binding["spec"]["clusters"]} == {"idc1": 2, "test-ucs": 4}
+        for member, share in (("idc1", 2), ("test-ucs", 4)):
+            cluster = stack.member(member)
+            assert cluster.get(UD_KIND, "sample-ud", "-n", "runbook")["spec"]["replicas"] == share
+            pods = [p for p in cluster.get("pods", "-n", "runbook", "-l", "app=sample")["items"]
+                    if p["status"].get("phase") == "Running"]
+            assert len(pods) == share, (member, [p["metadata"]["name"] for p in pods])
+        assert "Verdict: **verified**" in (tmp_path / "verify-runbook-sample-ud.md").read_text()
+        again = place(stack, [VERBATIM], tmp_path)
+        assert again.returncode == 0 and again.changed == 0, again.describe()
+    finally:
+        gone = place(stack, [dict(VERBATIM, state="absent")], tmp_path)
+        karmada.kubectl("delete", "namespace", "runbook", "--ignore-not-found", "--wait=false")
+    assert gone.returncode == 0, gone.describe()
+    assert not karmada.has(UD_KIND, "sample-ud", "-n", "runbook")

@@ -9,25 +9,32 @@ and its status has ``subsetReplicas`` and no ``subsetStatuses``.
 - The chart's rendered fields that the collection's install path relies on, with ``helm template``
   (no stack needed): the kubeVersion line, the webhook configurations' names, ``daemon.affinity``,
   the UnitedDeployment CRD's served versions.
-- site.yml from a bare federation with ``federation_kruise_chart_version=1.5.1`` end to end (the
-  control plane's kubeVersion patch on the UCS-like endpoint, its webhooks deleted, the members'
-  UnitedDeployments v1alpha1 and Ready), then a second run that changes nothing. The module removes
-  the runbook before and after, so the modules after it start from a bare federation and install
-  the suite's 1.9.0.
+- Issue 30, a federation built by hand and taken over: on a bare federation the first runbook typed
+  as its reader types it, with the runbook's own chart (1.5.1, from the stack's chart directory
+  instead of `helm repo add`): `helm install kruise` in ``default`` on each member, then on the
+  control plane with the chart's kubeVersion line removed and Kruise's webhook configurations
+  deleted, then `kubectl apply` of the runbook's ResourceInterpreterCustomization, sample-ud and
+  ud-propagation, all as written. site.yml then runs with an inventory that describes the same
+  application (the runbook's UnitedDeployment verbatim as its ``definition``): no pod of sample-ud is
+  replaced in any member, each cluster keeps its one Kruise release (upgraded in place), the
+  collection's customization is the only one for UnitedDeployment, verify passes, and a rerun
+  changes nothing. The module removes the runbook before and after, so the modules after it start
+  from a bare federation and install the suite's 1.9.0.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 
 import pytest
 import yaml
 
-from tests.integration.conftest import wait_for
+from tests.integration.conftest import REPO_ROOT, wait_for
 from tests.integration.federalize_support import playbook
-from tests.integration.kruise_support import APPLICATION, helm_releases, remove_the_runbook
+from tests.integration.kruise_support import helm_releases, remove_the_runbook
 from tests.integration.playbook_runner import stack_inventory
 from tests.stack.layout import layout
 
@@ -42,9 +49,6 @@ WEBHOOK_CONFIGURATIONS = {
 }
 VIRTUAL_KUBELET_AFFINITY = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
     {"matchExpressions": [{"key": "type", "operator": "NotIn", "values": ["virtual-kubelet"]}]}]}}}
-# The runbook's split of the roles' 6 replicas (weights idc1:1, test-ucs:2), each member's half on
-# regular nodes and the rest on its virtual-kubelet node.
-SPLIT = {"idc1": {"regular": 1, "virtual-kubelet": 1}, "test-ucs": {"regular": 2, "virtual-kubelet": 2}}
 PREPARE_TASK = "Prepare the chart, without kubeVersion when Helm would refuse it on this server"
 
 
@@ -116,6 +120,27 @@ def test_the_chart_renders_the_objects_the_collection_names(helm_template):
 
 
 # ---------------------------------------------------------------------------------------- end to end
+RUNBOOK = REPO_ROOT / "tests" / "unit" / "plugins" / "module_utils"
+SAMPLE_UD = yaml.safe_load((RUNBOOK / "runbook_united_deployment.yml").read_text())
+RUNBOOK_INTERPRETER = yaml.safe_load((RUNBOOK / "runbook_interpreter.yml").read_text())
+# The runbook's PropagationPolicy (step 4.3.2), as written: the members by name, static weights 1:2.
+RUNBOOK_POLICY = {
+    "apiVersion": "policy.karmada.io/v1alpha1", "kind": "PropagationPolicy", "metadata": {"name": "ud-propagation"},
+    "spec": {"resourceSelectors": [{"apiVersion": "apps.kruise.io/v1alpha1", "kind": "UnitedDeployment",
+                                    "name": "sample-ud"}],
+             "placement": {"clusterAffinity": {"clusterNames": ["idc1", "test-ucs"]},
+                           "replicaScheduling": {"replicaDivisionPreference": "Weighted",
+                                                 "replicaSchedulingType": "Divided",
+                                                 "weightPreference": {"staticWeightList": [
+                                                     {"targetCluster": {"clusterNames": ["idc1"]}, "weight": 1},
+                                                     {"targetCluster": {"clusterNames": ["test-ucs"]}, "weight": 2}]}}}}}
+SAMPLE = ("uniteddeployment.apps.kruise.io", "sample-ud", "-n", "default")
+# The same application as the inventory describes it: the runbook's object verbatim, its policy's name.
+INVENTORY_APPLICATION = {"name": "sample-ud", "policy_name": "ud-propagation", "definition": SAMPLE_UD}
+INTERPRETERS = "resourceinterpretercustomizations.config.karmada.io"
+HAND_INTERPRETER = "sample-ud-interpreter"
+
+
 @pytest.fixture(scope="module")
 def runbook_kruise(stack, tmp_path_factory):
     """The chart as the stack's inventory names it, on a federation without the runbook's objects;
@@ -129,51 +154,108 @@ def runbook_kruise(stack, tmp_path_factory):
         # Its own chart cache: the prepared (kubeVersion-free) 1.5.1 chart stays this module's.
         "kruise_control_plane_chart_cache": str(tmp_path_factory.mktemp("chart-cache")),
     }
+    remove_hand_made(stack)
     remove_the_runbook(stack)
 
 
-def member_status(stack, name: str) -> tuple[str, dict]:
-    """A member's UnitedDeployment: its apiVersion, and (replicas, ready, subsetReplicas) from its status."""
-    ud = stack.member(name).get(*APPLICATION)
-    status = ud.get("status") or {}
-    assert "subsetStatuses" not in status, status
-    return ud["apiVersion"], {"replicas": ud["spec"]["replicas"], "ready": status.get("readyReplicas"),
-                              "subsets": status.get("subsetReplicas")}
-
-
-def status_is(stack, name: str, expected: tuple[str, dict]) -> bool:
-    """True, or an AssertionError naming what it is (wait_for shows the last one)."""
-    actual = member_status(stack, name)
-    if actual != expected:
-        raise AssertionError(f"{name}: {actual}")
-    return True
-
-
-def test_first_runbook_with_kruise_1_5_1(stack, runbook_kruise, tmp_path):
-    extra_vars = {**runbook_kruise, "verify_report_dir": str(tmp_path)}
-    first = playbook(stack.env, "site.yml", extra_vars=extra_vars)
-    assert first.returncode == 0, first
-    assert first.changed > 0
-    assert first.result(PREPARE_TASK, "karmada")["kube_version_removed"] is True, first
-    assert "Verdict: **verified**" in (tmp_path / "verify-default-demo.md").read_text()
-
+def remove_hand_made(stack) -> None:
+    """What the runbook applied by hand (plain kubectl and helm), wherever site.yml left it."""
     karmada = stack.karmada()
-    crd = karmada.get("customresourcedefinition", UNITED_DEPLOYMENT_CRD)
-    assert [(v["name"], v["served"]) for v in crd["spec"]["versions"]] == [("v1alpha1", True)]
-    assert not [name for kind, name in WEBHOOK_CONFIGURATIONS.items() if karmada.has(kind, name)]
-    assert json.loads(karmada.helm("list", "-n", "kruise-system", "-o", "json").stdout)[0]["chart"] == f"kruise-{CHART_VERSION}"
-    assert karmada.get(*APPLICATION)["apiVersion"] == "apps.kruise.io/v1alpha1"
-    for name, subsets in SPLIT.items():
+    karmada.kubectl("delete", *SAMPLE, "--ignore-not-found", "--wait=false", check=False)
+    karmada.kubectl("delete", "propagationpolicy.policy.karmada.io", "ud-propagation", "-n", "default",
+                    "--ignore-not-found")
+    for item in karmada.get(INTERPRETERS)["items"]:
+        karmada.kubectl("delete", INTERPRETERS, item["metadata"]["name"], "--ignore-not-found")
+    for name in sorted(stack.member_kubeconfigs):
         member = stack.member(name)
-        assert helm_releases(member, "default") == ["kruise"]
-        assert json.loads(member.helm("list", "-n", "default", "-o", "json").stdout)[0]["chart"] == f"kruise-{CHART_VERSION}"
-        # The stack ran the 1.5.1 build for the release's manager pod.
-        assert stack.records()[f"{name}.kruise-manager"]["argv"][0] == str(L.binary(f"kruise-manager-{VERSION}"))
-        replicas = sum(subsets.values())
-        expected = ("apps.kruise.io/v1alpha1", {"replicas": replicas, "ready": replicas, "subsets": subsets})
-        wait_for(lambda: status_is(stack, name, expected), f"{name}'s UnitedDeployment {expected}", timeout=60)
-    assert karmada.get(*APPLICATION)["status"]["readyReplicas"] == 6
+        wait_for(lambda: not member.get("pods", "-n", "default", "-l", "app=sample")["items"],
+                 f"no sample-ud pod left in {name}", timeout=180)
+    if "kruise" in helm_releases(karmada, "default", "-a"):
+        karmada.helm("uninstall", "kruise", "-n", "default", "--no-hooks", "--wait")
+
+
+def type_the_runbook(stack, tmp_path) -> None:
+    """The first runbook by hand: members' Kruise, the control plane's (kubeVersion line removed, webhooks
+    deleted), the interpreter, the UnitedDeployment and its policy, with kubectl in the default namespace."""
+    for name in sorted(stack.member_kubeconfigs):
+        stack.member(name).helm("install", "kruise", f"{CHART}.tgz", "-n", "default", "--wait", "--timeout", "5m")
+    chart = tmp_path / "kruise"
+    shutil.copytree(CHART, chart)
+    chart_yaml = chart / "Chart.yaml"
+    chart_yaml.write_text("".join(line for line in chart_yaml.read_text().splitlines(keepends=True)
+                                  if not line.startswith("kubeVersion:")))
+    karmada = stack.karmada()
+    karmada.helm("install", "kruise", str(chart), "-n", "default")
+    for kind, name in WEBHOOK_CONFIGURATIONS.items():
+        karmada.kubectl("delete", kind, name)
+    # The API refuses the runbook's name (capitals): its reader names it anew (lower-cased, it would be the
+    # collection's own name, which site.yml simply applies again).
+    renamed = dict(RUNBOOK_INTERPRETER, metadata={"name": HAND_INTERPRETER})
+    for manifest in (renamed, SAMPLE_UD, RUNBOOK_POLICY):
+        karmada.kubectl("apply", "-n", "default", "-f", "-", input=json.dumps(manifest))
+
+
+def sample_pods(stack) -> dict[str, dict[str, str]]:
+    """Each member's sample-ud pods, name -> UID, when every one is Ready (else an AssertionError)."""
+    pods = {}
+    for name in sorted(stack.member_kubeconfigs):
+        items = stack.member(name).get("pods", "-n", "default", "-l", "app=sample")["items"]
+        not_ready = [p["metadata"]["name"] for p in items if not any(
+            c["type"] == "Ready" and c["status"] == "True" for c in (p.get("status") or {}).get("conditions") or [])]
+        assert items and not not_ready, f"{name}: {len(items)} pods, not Ready: {not_ready}"
+        pods[name] = {p["metadata"]["name"]: p["metadata"]["uid"] for p in items}
+    return pods
+
+
+def kruise_releases(cluster) -> list[tuple[str, str, str]]:
+    return sorted((r["name"], r["namespace"], r["chart"]) for r in json.loads(cluster.helm("list", "-A", "-o", "json").stdout)
+                  if r["chart"].startswith("kruise-"))
+
+
+def test_a_federation_built_by_hand_from_the_runbook_is_taken_over_without_a_restart(stack, runbook_kruise, tmp_path):
+    type_the_runbook(stack, tmp_path)
+    karmada = stack.karmada()
+    wait_for(lambda: sum(len(p) for p in sample_pods(stack).values()) == 6, "the hand-made sample-ud's 6 pods Ready",
+             timeout=300)
+    before = sample_pods(stack)
+    assert {name: len(pods) for name, pods in before.items()} == {"idc1": 2, "test-ucs": 4}, before
+
+    extra_vars = {**runbook_kruise, "verify_report_dir": str(tmp_path),
+                  "federation_united_deployments": [INVENTORY_APPLICATION]}
+    first = playbook(stack.env, "site.yml", extra_vars=extra_vars)
+    assert first.returncode == 0, first.describe()
+    assert first.result(PREPARE_TASK, "karmada")["kube_version_removed"] is True, first
+    said = " ".join(first.output.split())
+    told = [line for line in first.output.splitlines() if "Kruise release" in line or "customization" in line]
+    assert "The control plane has the Kruise release kruise in namespace default" in said, told
+    assert "The collection's scripts now are sample-ud-interpreter's, in place (taken over by name)" in said, told
+    assert "Verdict: **verified**" in (tmp_path / "verify-default-sample-ud.md").read_text()
+
+    # No pod replaced anywhere, none added or lost.
+    assert sample_pods(stack) == before
+    # One Kruise release per cluster, the hand-made one, upgraded in place.
+    for cluster in (karmada, *(stack.member(name) for name in sorted(stack.member_kubeconfigs))):
+        assert kruise_releases(cluster) == [("kruise", "default", f"kruise-{CHART_VERSION}")], cluster.name
+    assert json.loads(karmada.helm("history", "kruise", "-n", "default", "-o", "json").stdout)[-1]["revision"] == 2
+    # kruise-system stayed on the control plane although the release's manifest no longer has it.
+    assert karmada.get("namespace", "kruise-system")["metadata"]["annotations"]["helm.sh/resource-policy"] == "keep"
+    assert not [name for kind, name in WEBHOOK_CONFIGURATIONS.items() if karmada.has(kind, name)]
+    # One customization serves UnitedDeployment: the reader's, taken over by name (karmada-webhook refuses a
+    # second one with the same operations), with the collection's scripts in place of the runbook's (a global
+    # assigned, spec.template misread).
+    serving = [item["metadata"]["name"] for item in karmada.get(INTERPRETERS)["items"]
+               if item["spec"]["target"]["kind"] == "UnitedDeployment"]
+    assert serving == [HAND_INTERPRETER], serving
+    scripts = karmada.get(INTERPRETERS, serving[0])["spec"]["customizations"]
+    assert "replica = obj.spec.replicas" not in scripts["replicaResource"]["luaScript"], scripts
+    assert {"statusAggregation", "healthInterpretation"} <= set(scripts), sorted(scripts)
+    # The runbook's objects, adopted by name: v1alpha1 (1.5.1 serves no other), the policy's weights 1:2.
+    assert karmada.get(*SAMPLE)["apiVersion"] == "apps.kruise.io/v1alpha1"
+    binding = karmada.get("resourcebinding.work.karmada.io", "sample-ud-uniteddeployment", "-n", "default")
+    assert {c["name"]: c["replicas"] for c in binding["spec"]["clusters"]} == {"idc1": 2, "test-ucs": 4}
+    assert stack.records()["idc1.kruise-manager"]["argv"][0] == str(L.binary(f"kruise-manager-{VERSION}"))
 
     second = playbook(stack.env, "site.yml", extra_vars=extra_vars)
-    assert second.returncode == 0, second
+    assert second.returncode == 0, second.describe()
     assert second.changed_tasks() == [], second
+    assert sample_pods(stack) == before

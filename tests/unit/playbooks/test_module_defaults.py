@@ -39,11 +39,11 @@ def test_module_defaults_groups_are_this_collections(playbook):
     for key in module_defaults_keys(yaml.safe_load(playbook.read_text())):
         if not key.startswith("group/"):
             continue
-        collection, _, group = key[len("group/"):].rpartition(".")
+        collection, action_group = key[len("group/"):].rpartition(".")[::2]
         assert collection == "multicloud.federation", "%s: %s is another collection's group" % (playbook.name, key)
-        assert group in GROUPS, "%s: %s is not in meta/runtime.yml's action_groups" % (playbook.name, key)
+        assert action_group in GROUPS, "%s: %s is not in meta/runtime.yml's action_groups" % (playbook.name, key)
 
 
-@pytest.mark.parametrize("group", ["k8s", "helm"])
-def test_each_group_extends_kubernetes_cores_group_of_the_same_name(group):
-    assert GROUPS[group][0] == {"metadata": {"extend_group": ["kubernetes.core.%s" % group]}}
+@pytest.mark.parametrize("action_group", ["k8s", "helm"])
+def test_each_group_extends_kubernetes_cores_group_of_the_same_name(action_group):
+    assert GROUPS[action_group][0] == {"metadata": {"extend_group": ["kubernetes.core.%s" % action_group]}}

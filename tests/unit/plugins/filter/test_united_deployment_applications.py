@@ -79,13 +79,15 @@ def test_the_federations_own_refusals_come_with_kruises():
 
 def test_the_runbooks_united_deployment_as_a_definition():
     """Pasted as written (apps.kruise.io/v1alpha1, no namespace): applied in the application's
-    namespace, validated as Kruise would, selected by its policy in the apiVersion the control plane prefers."""
+    namespace and in the apiVersion the control plane prefers (which it stores anyway), validated as Kruise
+    would, selected by its policy in that version."""
     from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.test_united_deployment_application \
         import runbook_definition
     [app] = united_deployment_applications([{"name": "sample-ud", "policy_name": "ud-propagation",
                                              "definition": runbook_definition()}], MEMBERS, "apps.kruise.io/v1beta1")
     assert (app["namespace"], app["ref"], app["api_version"]) == (
-        "default", "UnitedDeployment default/sample-ud", "apps.kruise.io/v1alpha1")
+        "default", "UnitedDeployment default/sample-ud", "apps.kruise.io/v1beta1")
+    assert app["united_deployment"]["apiVersion"] == "apps.kruise.io/v1beta1"
     assert app["united_deployment"]["metadata"] == {"name": "sample-ud", "namespace": "default"}
     assert app["propagation_policy"]["metadata"] == {"name": "ud-propagation", "namespace": "default"}
     assert app["propagation_policy"]["spec"]["resourceSelectors"] == [

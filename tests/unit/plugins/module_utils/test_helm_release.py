@@ -390,3 +390,38 @@ def test_crds_are_left_to_the_upgrade_when_one_will_run():
 def test_a_manifest_that_is_not_yaml_restores_nothing():
     cluster = FakeCluster(objects=[with_manifest(1, "deployed", manifest="a: [")])
     assert recover_desired(cluster)[1]["crds_recreated"] == []
+
+
+# --- locate: the chart's release wherever a runbook reader installed it --------------------------------
+def _release_of(chart, name, namespace, revision=1, status="deployed"):
+    document = release_document(name, revision, status, 3600, namespace)
+    document["chart"]["metadata"]["name"] = chart
+    return release_secret(name, revision, status, namespace=namespace, data=helm_data(document))
+
+
+def test_locate_keeps_the_configured_release_when_it_exists():
+    cluster = FakeCluster(objects=[_release_of("kruise", "kruise", "kruise-system"),
+                                   _release_of("kruise", "kruise", "default")])
+    assert helm_release.locate(cluster, "kruise", "kruise-system", "kruise") == ("kruise", "kruise-system", False)
+
+
+def test_locate_adopts_the_one_release_of_the_chart_under_another_name_and_namespace():
+    cluster = FakeCluster(objects=[_release_of("kruise", "openkruise", "default", 1, "superseded"),
+                                   _release_of("kruise", "openkruise", "default", 2),
+                                   _release_of("other-chart", "kruise", "tools")])
+    assert helm_release.locate(cluster, "kruise", "kruise-system", "kruise") == ("openkruise", "default", True)
+
+
+def test_locate_without_any_release_of_the_chart_gives_the_configured_place():
+    cluster = FakeCluster(objects=[_release_of("other-chart", "x", "default"),
+                                   _release_of("kruise", "old", "default", 3, "uninstalled")])
+    assert helm_release.locate(cluster, "kruise", "kruise-system", "kruise") == ("kruise", "kruise-system", False)
+
+
+def test_locate_refuses_two_releases_of_the_chart_naming_both():
+    cluster = FakeCluster(objects=[_release_of("kruise", "kruise", "default"), _release_of("kruise", "k2", "tools")])
+    with pytest.raises(ReleaseError) as refused:
+        helm_release.locate(cluster, "kruise", "kruise-system", "kruise")
+    message = str(refused.value)
+    assert "kruise in default" in message and "k2 in tools" in message and "nothing was changed" in message
+    assert SECRET_VALUE not in message

@@ -308,10 +308,11 @@ def test_a_definitions_namespace_is_the_applications_when_the_entry_gives_none()
 def test_the_policy_selects_the_version_the_control_plane_prefers_whatever_the_definition_says():
     """Karmada's detector sees the UnitedDeployment in the preferred version (v1beta1 from Kruise 1.9.0, stored
     whatever version it was applied in) and compares a resourceSelector's apiVersion literally: the runbook's
-    v1alpha1 definition is applied as written and selected as v1beta1."""
+    v1alpha1 definition is accepted as written, and applied and selected as v1beta1 (a server-side apply in
+    v1alpha1 over the object stored in v1beta1 is written again on every run: seen on the stack)."""
     entry = one({"name": "sample-ud", "policy_name": "ud-propagation", "definition": runbook_definition()},
                 api_version="apps.kruise.io/v1beta1")
-    assert ua.united_deployment(entry)["apiVersion"] == "apps.kruise.io/v1alpha1"
+    assert ua.united_deployment(entry)["apiVersion"] == "apps.kruise.io/v1beta1"
     assert ua.propagation_policy(entry)["spec"]["resourceSelectors"][0] == {
         "apiVersion": "apps.kruise.io/v1beta1", "kind": "UnitedDeployment", "name": "sample-ud"}
     older = one({"name": "sample-ud", "definition": runbook_definition()}, api_version="apps.kruise.io/v1alpha1")

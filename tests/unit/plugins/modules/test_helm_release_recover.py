@@ -45,7 +45,7 @@ def test_a_pending_revision_past_the_grace_is_removed(capsys, monkeypatch):
     assert result["rc"] == 0 and result["changed"] is True and result["connected_as"] == ["context idc1"]
     assert result["release"] == {"name": "kruise", "namespace": "default", "revision": 2,
                                  "status_before": "pending-upgrade", "status_after": "removed", "pending_age": 900,
-                                 "up_to_date": None, "crds_recreated": []}
+                                 "up_to_date": None, "crds_recreated": [], "adopted": False}
     assert result["diff"] == {"before": {"status": "pending-upgrade"}, "after": {"status": "removed"}}
     assert cluster.get("v1", "Secret", SECRET, "default") is None
     assert SECRET_VALUE not in json.dumps(result)
@@ -75,3 +75,28 @@ def test_a_negative_grace_is_refused(capsys, monkeypatch):
     result = run(capsys, monkeypatch, pending(900), pending_release_grace=-1)
     assert result["rc"] == 1 and result["msg"] == "pending_release_grace must be 0 or more seconds, got -1"
     assert result["connected_as"] == []
+
+
+def test_adopt_manages_the_one_release_of_the_chart_found_elsewhere(capsys, monkeypatch):
+    """The runbook's hand-made `helm install kruise` in default, where the control plane's role looks in
+    kruise-system: that release is the one recovered and returned."""
+    cluster = FakeCluster(objects=[release_secret("kruise", 1, "deployed", namespace="default")])
+    result = run(capsys, monkeypatch, cluster, release_namespace="kruise-system", adopt=True, chart_ref="kruise",
+                 chart_version="1.9.0")
+    assert result["rc"] == 0 and result["changed"] is False, result
+    assert (result["release"]["name"], result["release"]["namespace"], result["release"]["adopted"]) == (
+        "kruise", "default", True)
+    assert result["release"]["revision"] == 1 and cluster.writes == []
+
+
+def test_without_adopt_the_release_elsewhere_is_not_looked_for(capsys, monkeypatch):
+    cluster = FakeCluster(objects=[release_secret("kruise", 1, "deployed", namespace="default")])
+    result = run(capsys, monkeypatch, cluster, release_namespace="kruise-system", chart_ref="kruise",
+                 chart_version="1.9.0")
+    assert (result["release"]["namespace"], result["release"]["revision"], result["release"]["adopted"]) == (
+        "kruise-system", None, False)
+
+
+def test_adopt_needs_the_chart(capsys, monkeypatch):
+    result = run(capsys, monkeypatch, FakeCluster(), adopt=True)
+    assert result["failed"] and "adopt needs chart_ref" in result["msg"]

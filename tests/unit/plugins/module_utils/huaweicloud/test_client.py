@@ -256,8 +256,8 @@ def test_the_tasks_region_wins_over_the_environments():
 
 def test_no_region_anywhere_is_refused_before_any_request(cloud):
     with pytest.raises(HuaweiCloudError) as error:
-        hwc.cce_client(options(cloud, region=None, endpoint=None), environ={"HUAWEICLOUD_SDK_AK": AK,
-                                                                              "HUAWEICLOUD_SDK_SK": SK})
+        hwc.cce_client(options(cloud, region=None, endpoint=None),
+                       environ={"HUAWEICLOUD_SDK_AK": AK, "HUAWEICLOUD_SDK_SK": SK})
     assert str(error.value) == ("CCE is regional: give region (e.g. ap-southeast-3) or endpoint, or set "
                                 "HUAWEICLOUD_SDK_REGION (the AWX credential's region)")
     assert cloud.requests == []
