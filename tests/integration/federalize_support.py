@@ -1,10 +1,12 @@
-"""Helpers for the federalization and member_join integration tests: run a playbook of the collection
-against the local stack (through the suite's one runner, playbook_runner), and build the reference
-runbook's objects, and lose the controller in the middle of a migration on either engine."""
+"""Helpers for the federalization, drift and member_join integration tests: run a playbook of the collection
+against the local stack (through the suite's one runner, playbook_runner), on either engine's inventory; build
+the reference runbook's objects, wait for a test application's Deployments and remove its namespace; and lose
+the controller in the middle of a migration on either engine."""
 
 from __future__ import annotations
 
 import base64
+import json
 import os
 import signal
 import threading
@@ -25,6 +27,37 @@ def playbook(env: dict, name: str, extra_vars: dict | None = None, check: bool =
     return run_playbook(Path("playbooks") / name, [inventory or stack_inventory(env), *overlay], env=env,
                         extra_vars=extra_vars, check=check, diff=diff, limit=limit, verbosity=verbosity,
                         expect_failure=None, timeout=timeout, on_line=on_line)
+
+
+def kubeadmiral_playbook(env: dict, name: str, extra_vars: dict | None = None, **options) -> PlaybookRun:
+    """playbook() against the inventory `python -m tests.stack up` wrote for its KubeAdmiral federation."""
+    return playbook(env, name, extra_vars, inventory=env["MCF_KUBEADMIRAL_INVENTORY"], **options)
+
+
+# --- a test's application, in a namespace of its own ------------------------------------------------
+
+def deployment_ready(cluster, name: str, namespace: str, replicas: int | None = None, *,
+                     rolled_out: bool = False) -> bool:
+    """Deployment name in namespace exists, wants replicas (its own spec's count when None), has them all
+    ready and its controller has seen its latest spec; rolled_out: every replica is also of the latest
+    template and there are no others (a rollout or a move finished)."""
+    found = cluster.kubectl("get", "deployment", name, "-n", namespace, "-o", "json", check=False)
+    if found.returncode != 0:
+        return False
+    dep = json.loads(found.stdout)
+    want = dep["spec"]["replicas"] if replicas is None else replicas
+    status = dep.get("status", {})
+    counts = ("readyReplicas", "updatedReplicas", "replicas") if rolled_out else ("readyReplicas",)
+    return (dep["spec"]["replicas"] == want and all(status.get(count, 0) == want for count in counts)
+            and status.get("observedGeneration") == dep["metadata"]["generation"])
+
+
+def remove_namespace(namespace: str, *clusters, wait: bool = True, timeout: str = "180s") -> None:
+    """Delete namespace from each cluster in turn (none is an error), waiting until it is gone unless wait
+    is false. Delete a federation's control plane first: what it propagated goes from its members too."""
+    for cluster in clusters:
+        cluster.kubectl("delete", "namespace", namespace, "--ignore-not-found", f"--wait={str(wait).lower()}",
+                        f"--timeout={timeout}")
 
 
 def joined_as_registered(stack) -> dict:

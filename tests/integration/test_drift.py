@@ -34,7 +34,7 @@ from pathlib import Path
 import pytest
 
 from tests.integration.conftest import Cluster, wait_for
-from tests.integration.federalize_support import playbook
+from tests.integration.federalize_support import deployment_ready, playbook, remove_namespace
 from tests.integration.kruise_support import recreated_webhook_configuration
 from tests.integration.playbook_runner import PlaybookRun
 from tests.integration.secret_scan import add_needles, assert_no_secret_printed, b64, stack_secrets
@@ -96,17 +96,6 @@ KARMADA_APP = {
 KUBEADMIRAL_APP = app_vars("cluster-a")
 
 
-def deployment_ready(cluster: Cluster) -> bool:
-    found = cluster.kubectl("get", "deployment", "drift-web", "-n", NAMESPACE, "-o", "json", check=False)
-    status = json.loads(found.stdout).get("status", {}) if found.returncode == 0 else {}
-    return status.get("readyReplicas", 0) == 1
-
-
-def remove_namespace(*clusters: Cluster) -> None:
-    for cluster in clusters:
-        cluster.kubectl("delete", "namespace", NAMESPACE, "--ignore-not-found", "--wait=true", "--timeout=180s")
-
-
 def concurrently(**runs) -> dict[str, PlaybookRun]:
     """Run each callable in its own thread (the playbooks of two federations, or runs that only read)."""
     results, errors = {}, {}
@@ -162,12 +151,12 @@ def report(directory: Path, phase: str) -> dict:
 @pytest.fixture(scope="module")
 def federations(stack, kubeadmiral, converged_karmada, tmp_path_factory):  # noqa: F811 pylint: disable=unused-argument
     fed = Federations(stack, kubeadmiral, tmp_path_factory.mktemp("drift-reports"))
-    remove_namespace(fed.karmada, fed.idc1, stack.member("test-ucs"))
-    remove_namespace(fed.host, fed.cluster_a, fed.cluster_b)
+    remove_namespace(NAMESPACE, fed.karmada, fed.idc1, stack.member("test-ucs"))
+    remove_namespace(NAMESPACE, fed.host, fed.cluster_a, fed.cluster_b)
 
     def karmada():
         fed.idc1.apply(application("nginx:1.27"))
-        wait_for(lambda: deployment_ready(fed.idc1), "drift-web Ready in idc1", timeout=120)
+        wait_for(lambda: deployment_ready(fed.idc1, "drift-web", NAMESPACE, 1), "drift-web Ready in idc1", timeout=120)
         runs = [playbook(fed.env, "federalize.yml", KARMADA_APP, timeout=TIMEOUT),
                 playbook(fed.env, "distribute.yml", {**KARMADA_APP, "federalize_clusters": ["idc1"]}, timeout=TIMEOUT)]
         for run in runs:
@@ -175,7 +164,7 @@ def federations(stack, kubeadmiral, converged_karmada, tmp_path_factory):  # noq
 
     def kubeadmiral_app():
         fed.cluster_a.apply(application("registry.invalid/drift/web:1.0"))
-        wait_for(lambda: deployment_ready(fed.cluster_a), "drift-web Ready in cluster-a", timeout=120)
+        wait_for(lambda: deployment_ready(fed.cluster_a, "drift-web", NAMESPACE, 1), "drift-web Ready in cluster-a", timeout=120)
         run = playbook(fed.env, "federalize.yml", KUBEADMIRAL_APP, inventory=fed.env["MCF_KUBEADMIRAL_INVENTORY"],
                        timeout=TIMEOUT)
         assert run.returncode == 0, run
@@ -183,8 +172,8 @@ def federations(stack, kubeadmiral, converged_karmada, tmp_path_factory):  # noq
     concurrently(karmada=karmada, kubeadmiral=kubeadmiral_app)
     fed.read_needles()
     yield fed
-    remove_namespace(fed.karmada, fed.idc1, stack.member("test-ucs"))
-    remove_namespace(fed.host, fed.cluster_a, fed.cluster_b)
+    remove_namespace(NAMESPACE, fed.karmada, fed.idc1, stack.member("test-ucs"))
+    remove_namespace(NAMESPACE, fed.host, fed.cluster_a, fed.cluster_b)
 
 
 def override_policy(karmada: Cluster) -> dict:

@@ -25,18 +25,16 @@ from federalize_support import (
     TARGET_LB_ANNOTATIONS,
     ReadyCopiesWatch,
     b64,
+    deployment_ready,
     migrate_with_the_controller_lost,
     playbook,
     reference_scenario,
+    remove_namespace,
 )
 from tests.integration.playbook_runner import side_by_side
 
 APP = [("deployment", "fed-dp-01"), ("deployment", "fed-dp-02"), ("service", "fed-service-01"),
        ("configmap", "fed-cm-01"), ("configmap", "fed-cm-02"), ("secret", "fed-secret-01")]
-
-
-def exists(cluster, kind, name, namespace=NAMESPACE) -> bool:
-    return cluster.has(kind, name, "-n", namespace)
 
 
 def pods(cluster) -> dict[str, str]:
@@ -48,14 +46,6 @@ def replicasets(cluster) -> dict[str, str]:
     return {r["metadata"]["name"]: r["metadata"]["uid"] for r in cluster.get("replicasets", "-n", NAMESPACE)["items"]}
 
 
-def deployment_ready(cluster, name, replicas=None):
-    dep = cluster.get("deployment", name, "-n", NAMESPACE)
-    want = dep["spec"]["replicas"] if replicas is None else replicas
-    status = dep.get("status", {})
-    return (dep["spec"]["replicas"] == want and status.get("readyReplicas", 0) == want
-            and status.get("observedGeneration") == dep["metadata"]["generation"])
-
-
 def replicas(cluster, name) -> int:
     return cluster.get("deployment", name, "-n", NAMESPACE)["spec"]["replicas"]
 
@@ -64,32 +54,28 @@ def policy(karmada):
     return karmada.get("propagationpolicy", "fed-app", "-n", NAMESPACE)
 
 
-def delete_namespace(cluster, namespace):
-    cluster.kubectl("delete", "namespace", namespace, "--ignore-not-found", "--wait=true", "--timeout=180s")
-
-
 @pytest.fixture(scope="module")
 def clusters(stack):
     karmada = stack.karmada()
     idc1, ucs = stack.member("idc1"), stack.member("test-ucs")
     # Start from scratch: a previous run's templates and policies, then the member copies.
     karmada.kubectl("delete", "overridepolicy,propagationpolicy", "--all", "-n", NAMESPACE, "--ignore-not-found")
-    delete_namespace(karmada, NAMESPACE)
-    delete_namespace(karmada, "fed-crd")
+    remove_namespace(NAMESPACE, karmada)
+    remove_namespace("fed-crd", karmada)
     karmada.kubectl("delete", "crd", "widgets.fedtest.example.com", "--ignore-not-found")
     for member in (idc1, ucs):
-        delete_namespace(member, NAMESPACE)
-        delete_namespace(member, "fed-crd")
+        remove_namespace(NAMESPACE, member)
+        remove_namespace("fed-crd", member)
         member.kubectl("delete", "service", "squatter", "-n", "default", "--ignore-not-found")
         member.kubectl("delete", "crd", "widgets.fedtest.example.com", "--ignore-not-found")
     idc1.apply(reference_scenario())
-    wait_for(lambda: all(deployment_ready(idc1, n) for n in ("fed-dp-01", "fed-dp-02")),
+    wait_for(lambda: all(deployment_ready(idc1, n, NAMESPACE) for n in ("fed-dp-01", "fed-dp-02")),
              "the reference Deployments Ready in idc1", timeout=240)
     return {"karmada": karmada, "idc1": idc1, "test-ucs": ucs, "env": stack.env}
 
 
 def assert_nothing_federated(karmada):
-    assert not exists(karmada, "namespace", NAMESPACE, namespace="default"), "fed-demo created in the control plane"
+    assert not karmada.has("namespace", NAMESPACE, "-n", "default"), "fed-demo created in the control plane"
     assert karmada.kubectl("get", "propagationpolicy", "-A", "-o", "name").stdout.find("fed-app") < 0
 
 
@@ -151,7 +137,7 @@ def test_control_plane_dropping_fields_is_refused(clusters):
     })
     assert run.returncode != 0, run
     assert "would alter /spec of Widget fed-crd/w1" in run.stdout and "/spec/extra" in run.stdout, run
-    assert not exists(karmada, "namespace", "fed-crd", namespace="default")
+    assert not karmada.has("namespace", "fed-crd", "-n", "default")
 
 
 # --- check mode -----------------------------------------------------------------------------------
@@ -182,7 +168,7 @@ def test_federalize_adopts_without_restarting(clusters):
     assert "keeps fixed node ports 31922" in " ".join((run.stdout + run.stderr).split()), "no nodePort warning"
 
     for kind, name in APP:
-        assert exists(karmada, kind, name), f"{kind} {name} missing in the control plane"
+        assert karmada.has(kind, name, "-n", NAMESPACE), f"{kind} {name} missing in the control plane"
         member = idc1.get(kind, name, "-n", NAMESPACE)
         assert member["metadata"].get("labels", {}).get("karmada.io/managed") == "true", f"{kind} {name} not adopted"
     template = karmada.get("service", "fed-service-01", "-n", NAMESPACE)
@@ -200,7 +186,7 @@ def test_federalize_adopts_without_restarting(clusters):
     assert replicasets(idc1) == rs_before
     for name, spec in specs.items():
         assert idc1.get("deployment", name, "-n", NAMESPACE)["spec"] == spec
-    assert not exists(clusters["test-ucs"], "deployment", "fed-dp-01")
+    assert not clusters["test-ucs"].has("deployment", "fed-dp-01", "-n", NAMESPACE)
 
 
 def test_federalize_second_run_changes_nothing(clusters):
@@ -224,7 +210,7 @@ def test_migrate_refuses_a_taken_node_port(clusters):
             in run.stdout, run
         assert run.changed == 0, run
         assert policy(karmada)["spec"]["placement"]["clusterAffinity"]["clusterNames"] == ["idc1"]
-        assert not exists(ucs, "deployment", "fed-dp-01")
+        assert not ucs.has("deployment", "fed-dp-01", "-n", NAMESPACE)
     finally:
         ucs.kubectl("delete", "service", "squatter", "-n", "default", "--ignore-not-found")
 
@@ -251,15 +237,15 @@ def test_override_and_migrate_to_test_ucs(clusters):
     assert drift.run.changed_tasks() == [], drift.run.describe()
 
     for name in ("fed-dp-01", "fed-dp-02"):
-        assert deployment_ready(ucs, name), f"{name} not Ready in test-ucs"
+        assert deployment_ready(ucs, name, NAMESPACE), f"{name} not Ready in test-ucs"
     service = ucs.get("service", "fed-service-01", "-n", NAMESPACE)
     for key, value in TARGET_LB_ANNOTATIONS.items():
         assert service["metadata"]["annotations"].get(key) == value
     assert SOURCE_LB_ANNOTATION not in service["metadata"]["annotations"]
     assert service["spec"]["ports"][0]["nodePort"] == NODE_PORT
     for kind, name in APP:
-        assert exists(ucs, kind, name), f"{kind} {name} missing in test-ucs"
-        wait_for(lambda k=kind, n=name: not exists(idc1, k, n), f"{kind} {name} gone from idc1", timeout=60)
+        assert ucs.has(kind, name, "-n", NAMESPACE), f"{kind} {name} missing in test-ucs"
+        wait_for(lambda k=kind, n=name: not idc1.has(k, n, "-n", NAMESPACE), f"{kind} {name} gone from idc1", timeout=60)
     spec = policy(karmada)["spec"]
     assert spec["placement"]["clusterAffinity"]["clusterNames"] == ["test-ucs"]
     # The flag was lifted for the move only.
@@ -288,7 +274,7 @@ def test_an_interrupted_migration_is_finished_by_the_rerun(stack, clusters):
         watch.stop()
     assert rerun.returncode == 0, rerun
     assert policy(karmada)["spec"]["placement"]["clusterAffinity"]["clusterNames"] == ["idc1"]
-    assert deployment_ready(idc1, "fed-dp-01")
+    assert deployment_ready(idc1, "fed-dp-01", NAMESPACE)
     watch.assert_never_zero()
     # Back where the tests below expect the application: on test-ucs.
     back = playbook(clusters["env"], "migrate.yml", {**vars_, "federalize_target": "test-ucs"})
@@ -303,8 +289,8 @@ def test_distribute_duplicated_runs_in_both(clusters):
     assert run.returncode == 0, run
     for member in (clusters["idc1"], clusters["test-ucs"]):
         for kind, name in APP:
-            assert exists(member, kind, name), f"{kind} {name} missing in {member.name}"
-        assert deployment_ready(member, "fed-dp-01", 3) and deployment_ready(member, "fed-dp-02", 2)
+            assert member.has(kind, name, "-n", NAMESPACE), f"{kind} {name} missing in {member.name}"
+        assert deployment_ready(member, "fed-dp-01", NAMESPACE, 3) and deployment_ready(member, "fed-dp-02", NAMESPACE, 2)
     idc1_service = clusters["idc1"].get("service", "fed-service-01", "-n", NAMESPACE)
     assert "kubernetes.io/elb.id" not in idc1_service["metadata"].get("annotations", {})
     again = playbook(clusters["env"], "distribute.yml", vars_)

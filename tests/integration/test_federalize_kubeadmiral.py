@@ -26,7 +26,14 @@ import pytest
 
 from tests.integration.conftest import Cluster, wait_for
 from tests.integration.fault_support import Outage
-from tests.integration.federalize_support import ReadyCopiesWatch, b64, migrate_with_the_controller_lost, playbook
+from tests.integration.federalize_support import (
+    ReadyCopiesWatch,
+    b64,
+    deployment_ready,
+    kubeadmiral_playbook as run,
+    migrate_with_the_controller_lost,
+    remove_namespace,
+)
 from tests.integration.playbook_runner import side_by_side
 from tests.integration.secret_scan import add_needles, assert_no_secret_printed, stack_secrets
 from tests.integration.test_stack import ready_condition
@@ -80,10 +87,6 @@ def application() -> list[dict]:
     ]
 
 
-def exists(cluster: Cluster, kind: str, name: str) -> bool:
-    return cluster.has(kind, name, "-n", NAMESPACE)
-
-
 def pods(cluster: Cluster) -> dict[str, str]:
     items = cluster.get("pods", "-n", NAMESPACE, "-l", "app=fed-dp-01")["items"]
     return {p["metadata"]["name"]: p["metadata"]["uid"] for p in items if not p["metadata"].get("deletionTimestamp")}
@@ -93,24 +96,8 @@ def replicasets(cluster: Cluster) -> dict[str, str]:
     return {r["metadata"]["name"]: r["metadata"]["uid"] for r in cluster.get("replicasets", "-n", NAMESPACE)["items"]}
 
 
-def deployment_ready(cluster: Cluster, replicas: int) -> bool:
-    found = cluster.kubectl("get", "deployment", "fed-dp-01", "-n", NAMESPACE, "-o", "json", check=False)
-    if found.returncode != 0:
-        return False
-    dep = json.loads(found.stdout)
-    status = dep.get("status", {})
-    return (dep["spec"]["replicas"] == replicas and status.get("readyReplicas", 0) == replicas
-            and status.get("updatedReplicas", 0) == replicas and status.get("replicas", 0) == replicas
-            and status.get("observedGeneration") == dep["metadata"]["generation"])
-
-
 def policy(host: Cluster) -> dict:
     return host.get("propagationpolicies.core.kubeadmiral.io", "fed-app", "-n", NAMESPACE)
-
-
-def run(env: dict, name: str, extra_vars: dict, **options):
-    """A playbook against the inventory `python -m tests.stack up` wrote for its KubeAdmiral federation."""
-    return playbook(env, name, extra_vars, inventory=env["MCF_KUBEADMIRAL_INVENTORY"], **options)
 
 
 def in_output(run_, text: str) -> bool:
@@ -118,21 +105,17 @@ def in_output(run_, text: str) -> bool:
     return " ".join(text.split()) in " ".join(run_.output.split())
 
 
-def remove_namespace(*clusters: Cluster) -> None:
-    for cluster in clusters:
-        cluster.kubectl("delete", "namespace", NAMESPACE, "--ignore-not-found", "--wait=true", "--timeout=180s")
-
-
 @pytest.fixture(scope="module")
 def federation(kubeadmiral, stack):  # noqa: F811 (the imported fixture)
     host, members = kubeadmiral
     source, target = members[SOURCE], members[TARGET]
     # The host first: deleting its namespace removes what KubeAdmiral created in the members.
-    remove_namespace(host, source, target)
+    remove_namespace(NAMESPACE, host, source, target)
     source.apply(application())
-    wait_for(lambda: deployment_ready(source, 3), f"fed-dp-01 Ready in {SOURCE}", timeout=120, interval=0.5)
+    wait_for(lambda: deployment_ready(source, "fed-dp-01", NAMESPACE, 3, rolled_out=True), f"fed-dp-01 Ready in {SOURCE}",
+             timeout=120, interval=0.5)
     yield {"host": host, SOURCE: source, TARGET: target, "env": stack.env}
-    remove_namespace(host, source, target)
+    remove_namespace(NAMESPACE, host, source, target)
 
 
 @pytest.fixture
@@ -156,7 +139,7 @@ def unready_member(federation):
 def assert_nothing_federated(federation) -> None:
     host = federation["host"]
     assert not host.has("namespace", NAMESPACE)
-    assert not exists(federation[TARGET], "deployment", "fed-dp-01")
+    assert not federation[TARGET].has("deployment", "fed-dp-01", "-n", NAMESPACE)
 
 
 # --- bad input: a clear error, nothing changed ----------------------------------------------------
@@ -244,7 +227,7 @@ def test_federalize_adopts_without_restarting(federation):
     assert replicasets(source) == rs_before
     assert source.get("deployment", "fed-dp-01", "-n", NAMESPACE)["spec"] == spec_before
     assert target.kubectl("get", "namespace", NAMESPACE, "-o", "name").stdout.strip() == f"namespace/{NAMESPACE}"
-    assert not exists(target, "deployment", "fed-dp-01")
+    assert not target.has("deployment", "fed-dp-01", "-n", NAMESPACE)
 
 
 def test_federalize_second_run_and_check_mode_change_nothing(federation):
@@ -263,7 +246,7 @@ def test_migrate_refuses_to_pretend_it_keeps_the_source_s_copies(federation):
     assert in_output(result, f"keeping the copies in {SOURCE} cannot be done with KubeAdmiral"), result
     assert result.changed == 0, result
     assert policy(federation["host"])["spec"]["placement"] == [{"cluster": SOURCE}]
-    assert not exists(federation[TARGET], "deployment", "fed-dp-01")
+    assert not federation[TARGET].has("deployment", "fed-dp-01", "-n", NAMESPACE)
 
 
 def test_migrate_to_a_member_that_is_not_ready_stops(federation, unready_member):
@@ -334,10 +317,10 @@ def test_migrate_to_cluster_b_leaves_no_moment_without_a_ready_copy(federation):
         for watch in watches.values():
             watch.stop()
 
-    assert deployment_ready(target, 3), f"fed-dp-01 not Ready in {TARGET}"
+    assert deployment_ready(target, "fed-dp-01", NAMESPACE, 3, rolled_out=True), f"fed-dp-01 not Ready in {TARGET}"
     for kind, name in APP:
-        assert exists(target, kind, name), f"{kind} {name} missing in {TARGET}"
-        wait_for(lambda k=kind, n=name: not exists(source, k, n), f"{kind} {name} gone from {SOURCE}", timeout=60)
+        assert target.has(kind, name, "-n", NAMESPACE), f"{kind} {name} missing in {TARGET}"
+        wait_for(lambda k=kind, n=name: not source.has(k, n, "-n", NAMESPACE), f"{kind} {name} gone from {SOURCE}", timeout=60)
     assert target.get("service", "fed-service-01", "-n", NAMESPACE)["spec"]["ports"][0]["nodePort"] == NODE_PORT
     assert policy(host)["spec"]["placement"] == [{"cluster": TARGET}]
 
@@ -374,7 +357,7 @@ def test_an_interrupted_migration_is_finished_by_the_rerun(federation, stack):
         watch.stop()
     assert rerun.returncode == 0, rerun
     assert policy(host)["spec"]["placement"] == [{"cluster": SOURCE}]
-    assert deployment_ready(source, 3), f"fed-dp-01 not Ready in {SOURCE}"
+    assert deployment_ready(source, "fed-dp-01", NAMESPACE, 3, rolled_out=True), f"fed-dp-01 not Ready in {SOURCE}"
     watch.assert_never_zero()
     # Back where the tests below expect the application: on cluster-b.
     back = run(federation["env"], "migrate.yml", {**FEDERALIZE_VARS, "federalize_target": TARGET})
@@ -390,8 +373,8 @@ def test_distribute_duplicated_runs_in_both(federation):
     for name in (SOURCE, TARGET):
         member = federation[name]
         for kind, obj in APP:
-            assert exists(member, kind, obj), f"{kind} {obj} missing in {name}"
-        assert deployment_ready(member, 3), f"fed-dp-01 not Ready with 3 replicas in {name}"
+            assert member.has(kind, obj, "-n", NAMESPACE), f"{kind} {obj} missing in {name}"
+        assert deployment_ready(member, "fed-dp-01", NAMESPACE, 3, rolled_out=True), f"fed-dp-01 not Ready with 3 replicas in {name}"
     again = run(federation["env"], "distribute.yml", vars_)
     assert again.returncode == 0 and again.changed == 0, again
 
@@ -406,7 +389,8 @@ def test_distribute_weighted_gives_each_member_its_share(federation):
     assert spec["reschedulePolicy"]["replicaRescheduling"]["avoidDisruption"] is False
     assert spec["placement"] == [{"cluster": SOURCE, "preferences": {"weight": 1}},
                                  {"cluster": TARGET, "preferences": {"weight": 2}}]
-    wait_for(lambda: deployment_ready(federation[SOURCE], 1) and deployment_ready(federation[TARGET], 2),
+    wait_for(lambda: (deployment_ready(federation[SOURCE], "fed-dp-01", NAMESPACE, 1, rolled_out=True)
+                      and deployment_ready(federation[TARGET], "fed-dp-01", NAMESPACE, 2, rolled_out=True)),
              "fed-dp-01 divided 1:2 and Ready", timeout=120, interval=0.5)
     again = run(federation["env"], "distribute.yml", vars_)
     assert again.returncode == 0 and again.changed == 0, again
@@ -455,7 +439,7 @@ def test_distribute_with_a_member_apiserver_stopped(federation, stack):
         rerun = run(federation["env"], "distribute.yml", duplicated)
         assert rerun.returncode == 0 and rerun.changed == 0, rerun.messages()
         for member in (source, target):
-            assert deployment_ready(member, 3), f"fed-dp-01 not Ready with 3 replicas in {member.name}"
+            assert deployment_ready(member, "fed-dp-01", NAMESPACE, 3, rolled_out=True), f"fed-dp-01 not Ready with 3 replicas in {member.name}"
     finally:
         watch.stop()
         # Back to the weighted split also after a failure above: the next tests start from it.

@@ -18,7 +18,7 @@ import json
 import pytest
 
 from tests.integration.conftest import wait_for
-from tests.integration.federalize_support import playbook
+from tests.integration.federalize_support import kubeadmiral_playbook
 from tests.integration.secret_scan import assert_no_secret_printed, stack_secrets
 from tests.integration.test_stack import ready_condition
 # The fixture (host and members) of the stack test: imported so pytest uses it here.
@@ -31,7 +31,7 @@ UID_ANNOTATION = "kubeadmiral.io/federated-cluster-uid"
 
 def run(env: dict, extra_vars: dict | None = None, **options):
     """member_join.yml against the inventory `python -m tests.stack up` wrote for its KubeAdmiral federation."""
-    return playbook(env, "member_join.yml", extra_vars, inventory=env["MCF_KUBEADMIRAL_INVENTORY"], **options)
+    return kubeadmiral_playbook(env, "member_join.yml", extra_vars, **options)
 
 
 def federated_cluster(host, name) -> dict | None:

@@ -37,7 +37,7 @@ import pytest
 
 from tests.integration import federalize_support
 from tests.integration.conftest import Cluster
-from tests.integration.playbook_runner import PlaybookRun, run_playbook
+from tests.integration.playbook_runner import PlaybookRun
 from tests.integration.secret_scan import assert_no_secret_printed, stack_secrets
 
 NAMESPACE = "fed-runbook"
@@ -111,8 +111,8 @@ class Federation:
     needles: dict = field(default_factory=dict)
 
     def playbook(self, name: str, extra_vars: dict, check: bool = False, verbosity: int = 0) -> PlaybookRun:
-        return run_playbook(Path("playbooks") / name, self.inventory, env=self.env, extra_vars=extra_vars,
-                            check=check, verbosity=verbosity, expect_failure=None, timeout=900)
+        return federalize_support.playbook(self.env, name, extra_vars, check=check, inventory=self.inventory,
+                                           verbosity=verbosity, timeout=900)
 
     def first_run(self, name: str, extra_vars: dict) -> PlaybookRun:
         """A playbook's first run, at -vvv: it prints what it creates, so it is also the secret scan."""
@@ -153,10 +153,6 @@ def eventually(condition, what: str, timeout: float = 120):
             raise AssertionError(f"timed out after {timeout}s waiting for {what}; last: {str(last)[:2000]}")
         time.sleep(min(pause, max(deadline - time.monotonic(), 0)))
         pause = min(pause * 1.5, 3.0)
-
-
-def exists(cluster: Cluster, kind: str, name: str) -> bool:
-    return cluster.has(kind, name, "-n", NAMESPACE)
 
 
 def pod_uids(cluster: Cluster) -> dict[str, str]:
@@ -205,17 +201,13 @@ def node_port_holders(cluster: Cluster) -> list[tuple[str, str]]:
             if any(p.get("nodePort") == NODE_PORT for p in s["spec"].get("ports", []))]
 
 
-def delete_namespace(cluster: Cluster, namespace: str) -> None:
-    cluster.kubectl("delete", "namespace", namespace, "--ignore-not-found", "--wait=true", "--timeout=180s")
-
-
 def clean(federation: Federation) -> None:
     """The control plane first (its templates and policies), then what stays in the members. Also
     other tests' leftovers that hold NODE_PORT (each starts from scratch itself)."""
     clusters = (federation.control_plane, federation.first, federation.second)
     for namespace in (NAMESPACE, *federation.foreign_namespaces):
         for cluster in clusters:
-            delete_namespace(cluster, namespace)
+            federalize_support.remove_namespace(namespace, cluster)
     for cluster in clusters:
         holders = node_port_holders(cluster)
         assert not holders, (f"nodePort {NODE_PORT} is held in {cluster.name} by {holders}: this test needs it; "
@@ -331,7 +323,7 @@ def test_federalize_adopts_the_running_application(federation):
     assert run.returncode == 0 and run.changed > 0, run
 
     for kind, name in APP:
-        assert exists(federation.control_plane, kind, name), f"{kind} {name} missing in the control plane"
+        assert federation.control_plane.has(kind, name, "-n", NAMESPACE), f"{kind} {name} missing in the control plane"
 
     def managed():
         return all(first.get(kind, name, "-n", NAMESPACE)["metadata"].get("labels", {}).get(federation.managed_label)
@@ -339,7 +331,7 @@ def test_federalize_adopts_the_running_application(federation):
     eventually(managed, f"every object in {first.name} labelled {federation.managed_label}=true", timeout=60)
     assert pod_uids(first) == pods_before, "pods were replaced"
     assert replicaset_uids(first) == replicasets_before, "ReplicaSets were replaced"
-    assert not exists(federation.second, "deployment", "fed-dp-01")
+    assert not federation.second.has("deployment", "fed-dp-01", "-n", NAMESPACE)
     assert_converged(federation, "federalize.yml", FEDERALIZE_VARS)
 
 
@@ -353,7 +345,7 @@ def test_a_bad_override_stops_before_any_change(federation, override, message):
     assert run.changed == 0, run
     policies = federation.control_plane.kubectl("get", "overridepolicies", "-n", NAMESPACE, "-o", "name").stdout
     assert "volc-service-override" not in policies
-    assert not exists(federation.second, "deployment", "fed-dp-01") and deployments_ready(federation.first)
+    assert not federation.second.has("deployment", "fed-dp-01", "-n", NAMESPACE) and deployments_ready(federation.first)
 
 
 def test_override_and_migrate_without_a_moment_without_a_ready_copy(federation):
@@ -361,12 +353,12 @@ def test_override_and_migrate_without_a_moment_without_a_ready_copy(federation):
     with Timeline(first) as source, Timeline(second) as target:
         run = federation.first_run("migrate.yml", MIGRATE_VARS)
         assert run.returncode == 0 and run.changed > 0, run
-        eventually(lambda: all(not exists(first, kind, name) for kind, name in APP),
+        eventually(lambda: all(not first.has(kind, name, "-n", NAMESPACE) for kind, name in APP),
                    f"the application gone from {first.name}", timeout=120)
 
     assert deployments_ready(second), f"not Ready in {second.name}"
     for kind, name in APP:
-        assert exists(second, kind, name), f"{kind} {name} missing in {second.name}"
+        assert second.has(kind, name, "-n", NAMESPACE), f"{kind} {name} missing in {second.name}"
     service = second.get("service", "fed-service-01", "-n", NAMESPACE)
     assert {k: service["metadata"]["annotations"].get(k) for k in VOLC_LB_ANNOTATIONS} == VOLC_LB_ANNOTATIONS
     assert service["spec"]["ports"][0]["nodePort"] == NODE_PORT
@@ -387,7 +379,7 @@ def test_distribute_runs_in_both_with_the_overrides_only_in_the_second(federatio
     assert run.returncode == 0 and run.changed > 0, run
     for member in (first, second):
         for kind, name in APP:
-            assert exists(member, kind, name), f"{kind} {name} missing in {member.name}"
+            assert member.has(kind, name, "-n", NAMESPACE), f"{kind} {name} missing in {member.name}"
         eventually(lambda m=member: deployments_ready(m), f"the Deployments Ready in {member.name}", timeout=120)
     assert not set(VOLC_LB_ANNOTATIONS) & set(annotations(first)), annotations(first)
     assert {k: annotations(second).get(k) for k in VOLC_LB_ANNOTATIONS} == VOLC_LB_ANNOTATIONS

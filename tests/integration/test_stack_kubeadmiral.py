@@ -17,6 +17,7 @@ import pytest
 import yaml
 
 from tests.integration.conftest import Cluster, wait_for
+from tests.integration.federalize_support import remove_namespace
 from tests.integration.test_stack import ready_condition, running_ready_pods
 
 NAMESPACE = "stack-test-kubeadmiral-adopt"
@@ -51,12 +52,6 @@ def test_members_are_joined_and_ready(kubeadmiral, stack):
     assert sorted(inventory["children"]["members"]["hosts"]) == sorted(members)
 
 
-def remove_namespace(*clusters: Cluster, wait: bool) -> None:
-    for cluster in clusters:
-        cluster.kubectl("delete", "namespace", NAMESPACE, "--ignore-not-found", f"--wait={str(wait).lower()}",
-                        "--timeout=120s")
-
-
 def running_pods(member: Cluster) -> list[dict]:
     return running_ready_pods(member, NAMESPACE, "app=adopted")
 
@@ -65,7 +60,7 @@ def test_a_running_deployment_is_adopted_without_a_restart(kubeadmiral):
     host, members = kubeadmiral
     member = members[ADOPTING]
     # The host first: deleting its namespace deletes what KubeAdmiral put into the members.
-    remove_namespace(host, *members.values(), wait=True)  # what an interrupted run left
+    remove_namespace(NAMESPACE, host, *members.values(), wait=True, timeout="120s")  # what an interrupted run left
     labels = {"app": "adopted"}
     member.apply([
         {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NAMESPACE}},
@@ -117,4 +112,4 @@ def test_a_running_deployment_is_adopted_without_a_restart(kubeadmiral):
         assert members[OTHER].kubectl("get", "deployment", "-n", NAMESPACE, "adopted", check=False).returncode != 0, \
             f"placed in {ADOPTING} only, yet {OTHER} has it"
     finally:
-        remove_namespace(host, *members.values(), wait=False)
+        remove_namespace(NAMESPACE, host, *members.values(), wait=False, timeout="120s")
