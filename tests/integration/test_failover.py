@@ -18,8 +18,12 @@ replicas, idc1 weight 1 -> 2, test-ucs weight 2 -> 4), leaving it converged for 
 - a drill of test-ucs on the healthy federation: RTO, lowest Ready, failback time and replaced pods
   reported (Markdown, JSON, set_stats), and drift.yml exits 0 after it;
 - both members lost at once: nothing is evacuated, and when they return no replica was lost;
-- ansible-rulebook with the collection's rulebook (extensions/eda), started before the loss, runs
-  failover.yml by itself when test-ucs is lost and again when it is back, with the same results.
+- failover_method engine: Karmada's own ClusterTaintPolicy and taint manager move the share with no
+  command run; failover.yml records the eviction and fails test-ucs back;
+- ansible-rulebook with the collection's rulebook (extensions/eda), started before the loss on an
+  inventory with failover_method placement, runs failover.yml by itself when test-ucs is lost (test-ucs
+  taken out of the policy's placement) and again when it is back (put back in stages). One loss serves
+  both the rulebook and the placement method: each costs a loss of a member and its return.
 
 The grace and restore times are lowered here only (the collection's defaults, 300 s, stay far above
 the other fault tests' outages). Times below are bounds; the figures are in ``make bench``.
@@ -62,8 +66,9 @@ def run_lock_held_by(pid: int) -> dict:
                      "renewTime": now}}
 
 
-def failover(stack, check=False, verbosity=0, expect_failure=False, **extra):
-    return run_failover(stack, dict(FAST, **extra), check=check, verbosity=verbosity, expect_failure=expect_failure)
+def failover(stack, check=False, verbosity=0, expect_failure=False, inventory=None, **extra):
+    return run_failover(stack, dict(FAST, **extra), check=check, verbosity=verbosity, expect_failure=expect_failure,
+                        inventory=inventory)
 
 
 @pytest.fixture
@@ -208,57 +213,6 @@ def test_engine_karmada_moves_a_lost_members_share_with_no_command_run_and_failo
         "spec"]["placement"]
 
 
-# failover_method placement: for control planes where no taint acts; failover.yml rewrites the placement itself.
-PLACEMENT = dict(FAST, failover_method="placement")
-
-
-def test_placement_a_lost_member_is_taken_out_of_the_placement_and_put_back(stack, healthy):
-    karmada = stack.karmada()
-    before = karmada.get("propagationpolicies.policy.karmada.io", NAME, "-n", NAMESPACE)
-    with Watch(stack, ["idc1"]) as survivor:
-        stack_cli("lose", "test-ucs")
-        wait_for(lambda: karmada_ready(stack, "test-ucs") != "True", "Karmada to see test-ucs not Ready", timeout=180)
-        runs = passes_until(stack, PLACEMENT, lambda: binding_split(stack) == {"idc1": 6}, "evacuate test-ucs")
-        wait_for(lambda: ready(stack, "idc1") == 6, "idc1 at 6 Ready")
-    assert survivor.lowest["idc1"] >= 2, survivor.lowest
-    row = runs[-1].result(TASK, "karmada")["evacuations"][0]
-    assert row["member"] == "test-ucs" and "placement" in row["mechanism"], runs[-1].describe()
-    policy = karmada.get("propagationpolicies.policy.karmada.io", NAME, "-n", NAMESPACE)
-    assert policy["spec"]["placement"]["clusterAffinity"]["clusterNames"] == ["idc1"], policy["spec"]
-    assert "multicloud.federation/withdrawn-placement" in policy["metadata"]["annotations"]
-    taints = karmada.get("clusters.cluster.karmada.io", "test-ucs")["spec"]["taints"]
-    assert {"key": "multicloud.federation/evacuated", "effect": "NoSchedule"} in [
-        {"key": t["key"], "effect": t["effect"]} for t in taints], taints
-    assert failover(stack, **PLACEMENT).changed == 0
-    # The policies' step during the outage renders them without test-ucs: no field of the policy changes (its
-    # server-side apply may take back the ownership of the fields failover.yml's patch wrote), test-ucs stays out.
-    during = run_playbook("playbooks/propagation_policy.yml", stack_inventory(stack.env), env=stack.env,
-                          extra_vars=PLACEMENT)
-    assert {task for _host, task, _items in during.changed_tasks()} <= {
-        "Apply the applications' PropagationPolicies on the Karmada control plane"}, during.describe()
-    assert karmada.get("propagationpolicies.policy.karmada.io", NAME, "-n", NAMESPACE)["spec"] == policy["spec"]
-    assert binding_split(stack) == {"idc1": 6}
-
-    with Watch(stack, ["idc1", "test-ucs"]) as both:
-        stack_cli("restore", "test-ucs")
-        wait_for(lambda: karmada_ready(stack, "test-ucs") == "True", "Karmada to see test-ucs Ready", timeout=180)
-        wait_for(lambda: ready(stack, "test-ucs") == 0, "test-ucs's old copy removed", timeout=120)
-        back = passes_until(stack, PLACEMENT, lambda: binding_split(stack) == {"idc1": 2, "test-ucs": 4},
-                            "fail test-ucs back", pause=5)[-1]
-        result = back.result(TASK, "karmada")["failed_back"]
-        assert [r["member"] for r in result] == ["test-ucs"], back.describe()
-        assert any("back in its placement" in stage for stage in result[0]["stages"]), result
-        wait_for(lambda: ready(stack, "idc1") == 2 and ready(stack, "test-ucs") == 4, "2 and 4 Ready again")
-    assert both.lowest["total"] >= 6, both.lowest
-    after = karmada.get("propagationpolicies.policy.karmada.io", NAME, "-n", NAMESPACE)
-    assert after["spec"] == before["spec"] and not (after["metadata"].get("annotations") or {}).get(
-        "multicloud.federation/withdrawn-placement")
-    assert not karmada.get("clusters.cluster.karmada.io", "test-ucs")["spec"].get("taints")
-    assert failover(stack, **PLACEMENT).changed == 0
-    assert run_playbook("playbooks/propagation_policy.yml", stack_inventory(stack.env), env=stack.env,
-                        extra_vars=PLACEMENT).changed == 0
-
-
 def test_a_drill_reports_and_leaves_the_federation_as_found(stack, healthy, tmp_path):
     refused = failover(stack, expect_failure=True, failover_drill="test-ucs")
     assert "failover_drill_confirm=true" in refused.messages()
@@ -300,11 +254,13 @@ def test_every_member_lost_at_once_evacuates_nothing_and_loses_no_replica(stack,
     wait_for(lambda: ready(stack, "idc1") == 2 and ready(stack, "test-ucs") == 4, "2 and 4 Ready again", timeout=180)
 
 
-def test_the_rulebook_fails_over_and_back_on_its_own(stack, healthy, tmp_path):
-    """ansible-rulebook with the collection's rulebook, started before the loss: it runs failover.yml when
-    test-ucs is lost past its grace and again when it is back past its restore time."""
-    inventory = yaml.safe_load(stack_inventory(stack.env).read_text())
-    federation = inventory["all"]["children"]["federation"]["hosts"]["karmada"]
+# failover_method placement: for control planes where no taint acts; failover.yml rewrites the placement itself.
+PLACEMENT = dict(FAST, failover_method="placement")
+
+
+def start_rulebook(stack, tmp_path, inventory: Path):
+    """ansible-rulebook with the collection's rulebook on ``inventory``; its process and log, once its source runs."""
+    federation = yaml.safe_load(inventory.read_text())["all"]["children"]["federation"]["hosts"]["karmada"]
     variables = tmp_path / "vars.yml"
     variables.write_text(yaml.safe_dump({
         "federation_kubeconfig": federation["cluster_kubeconfig"],
@@ -316,23 +272,60 @@ def test_the_rulebook_fails_over_and_back_on_its_own(stack, healthy, tmp_path):
     with open(log, "w") as output:
         rulebook = subprocess.Popen(
             [str(Path(sys.executable).parent / "ansible-rulebook"), "--rulebook", "multicloud.federation.failover",
-             "-i", str(stack_inventory(stack.env)), "--vars", str(variables), "-v"],
+             "-i", str(inventory), "--vars", str(variables), "-v"],
             cwd=REPO_ROOT, env=env, stdout=output, stderr=subprocess.STDOUT)
+    wait_for(lambda: "load source" in log.read_text() or rulebook.poll() is not None, "the rulebook's source",
+             timeout=120)
+    assert rulebook.poll() is None, log.read_text()[-5000:]
+    return rulebook, log
+
+
+def test_the_rulebook_fails_over_by_placement_and_back_on_its_own(stack, healthy, tmp_path):
+    """ansible-rulebook with the collection's rulebook, started before the loss, on an inventory whose
+    failover_method is placement (for control planes where no taint acts): it runs failover.yml when test-ucs
+    is lost past its grace, which takes test-ucs out of the policy's placement, and again when test-ucs is back
+    past its restore time, which puts it back in stages."""
+    karmada = stack.karmada()
+    before = karmada.get("propagationpolicies.policy.karmada.io", NAME, "-n", NAMESPACE)
+    inventory = yaml.safe_load(stack_inventory(stack.env).read_text())
+    inventory["all"]["vars"]["failover_method"] = "placement"
+    placement_inventory = tmp_path / "hosts.yml"
+    placement_inventory.write_text(yaml.safe_dump(inventory))
+    rulebook, log = start_rulebook(stack, tmp_path, placement_inventory)
     try:
-        wait_for(lambda: "load source" in log.read_text() or rulebook.poll() is not None, "the rulebook's source",
-                 timeout=120)
-        assert rulebook.poll() is None, log.read_text()[-5000:]
         with Watch(stack, ["idc1"]) as survivor:
             stack_cli("lose", "test-ucs")
             wait_for(lambda: binding_split(stack) == {"idc1": 6} and ready(stack, "idc1") == 6,
                      "the rulebook's failover.yml to evacuate test-ucs and idc1 to run 6", timeout=400, interval=3)
         assert survivor.lowest["idc1"] >= 2, survivor.lowest
+        # Its run has ended (the recap), and an evacuated member is due for nothing until it is back.
+        wait_for(lambda: "PLAY RECAP" in log.read_text(), "the rulebook's failover.yml to end", timeout=300)
+        policy = karmada.get("propagationpolicies.policy.karmada.io", NAME, "-n", NAMESPACE)
+        assert policy["spec"]["placement"]["clusterAffinity"]["clusterNames"] == ["idc1"], policy["spec"]
+        assert "multicloud.federation/withdrawn-placement" in policy["metadata"]["annotations"]
+        taints = karmada.get("clusters.cluster.karmada.io", "test-ucs")["spec"]["taints"]
+        assert {"key": "multicloud.federation/evacuated", "effect": "NoSchedule"} in [
+            {"key": t["key"], "effect": t["effect"]} for t in taints], taints
+        again = failover(stack, inventory=placement_inventory)
+        assert again.changed == 0, again.describe()
+        plan = again.result(TASK, "karmada")["plan"]
+        assert plan["evacuate"] == [] and plan["failback"] == [], again.describe()
+        # The policies' step during the outage renders them without test-ucs: no field of the policy changes (its
+        # server-side apply may take back the ownership of the fields failover.yml's patch wrote), test-ucs stays out.
+        during = run_playbook("playbooks/propagation_policy.yml", placement_inventory, env=stack.env)
+        assert {task for _host, task, _items in during.changed_tasks()} <= {
+            "Apply the applications' PropagationPolicies on the Karmada control plane"}, during.describe()
+        assert karmada.get("propagationpolicies.policy.karmada.io", NAME, "-n", NAMESPACE)["spec"] == policy["spec"]
+        assert binding_split(stack) == {"idc1": 6}
+
         with Watch(stack, ["idc1", "test-ucs"]) as both:
             stack_cli("restore", "test-ucs")
             wait_for(lambda: binding_split(stack) == {"idc1": 2, "test-ucs": 4} and ready(stack, "idc1") == 2
                      and ready(stack, "test-ucs") == 4, "the rulebook's failover.yml to fail test-ucs back",
                      timeout=400, interval=3)
         assert both.lowest["total"] >= 6, both.lowest
+        wait_for(lambda: log.read_text().count("PLAY RECAP") >= 2, "the rulebook's second failover.yml to end",
+                 timeout=300)
     finally:
         rulebook.terminate()
         try:
@@ -340,4 +333,10 @@ def test_the_rulebook_fails_over_and_back_on_its_own(stack, healthy, tmp_path):
         except subprocess.TimeoutExpired:
             rulebook.kill()
     said = log.read_text()
-    assert said.count("multicloud.federation.failover") >= 2 and "PLAY RECAP" in said, said[-5000:]
+    assert said.count("multicloud.federation.failover") >= 2, said[-5000:]
+    after = karmada.get("propagationpolicies.policy.karmada.io", NAME, "-n", NAMESPACE)
+    assert after["spec"] == before["spec"] and not (after["metadata"].get("annotations") or {}).get(
+        "multicloud.federation/withdrawn-placement")
+    assert not karmada.get("clusters.cluster.karmada.io", "test-ucs")["spec"].get("taints")
+    assert failover(stack, inventory=placement_inventory).changed == 0
+    assert run_playbook("playbooks/propagation_policy.yml", placement_inventory, env=stack.env).changed == 0
