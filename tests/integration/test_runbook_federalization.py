@@ -16,7 +16,9 @@ ConfigMaps fed-cm-01/02 and Secret fed-secret-01, Service fed-service-01 (LoadBa
 3. the override as written + migrate.yml: ready in the second member with the eight annotations and
    nodePort 31922, gone from the first; watches on both members' pods and Services show the second
    member's copies Ready (and the Service with an ingress) before anything in the first is deleted;
-4. distribute.yml: both members, the first one's Service without the second's annotations.
+4. distribute.yml with the override pasted whole (issue 30: the engine's own OverridePolicy object as
+   override_policy_definition - KubeAdmiral's as the runbook writes it, Karmada's with an annotations
+   overrider): both members, the first one's Service without the second's annotations.
 
 Every playbook's second run changes nothing, nor does check mode on the converged federation (the
 two side by side: both find the federation converged). Each playbook's first run is at -vvv and
@@ -88,9 +90,30 @@ def volc_service_override(operator: str = "add", cluster: str = SECOND_CLUSTER) 
     }
 
 
+def whole_override(engine: str) -> dict:
+    """The runbook's volc-service-override pasted whole (override_policy_definition): the engine's own
+    OverridePolicy object - KubeAdmiral's as the runbook writes it, Karmada's with its selectors and an
+    annotations overrider."""
+    metadata = {"name": "volc-service-override", "namespace": NAMESPACE}
+    if engine == "kubeadmiral":
+        rules = volc_service_override()
+        return {"override_policy_definition": {
+                    "apiVersion": "core.kubeadmiral.io/v1alpha1", "kind": "OverridePolicy", "metadata": metadata,
+                    "spec": {"overrideRules": rules["override_policy_rules"]}},
+                # KubeAdmiral's policy names no objects: the federated objects carry its name in a label.
+                "override_policy_resource_selectors": rules["override_policy_resource_selectors"]}
+    return {"override_policy_definition": {
+        "apiVersion": "policy.karmada.io/v1alpha1", "kind": "OverridePolicy", "metadata": metadata,
+        "spec": {"resourceSelectors": [{"apiVersion": "v1", "kind": "Service", "name": "fed-service-01"}],
+                 "overrideRules": [{"targetCluster": {"clusterNames": [SECOND_CLUSTER]},
+                                    "overriders": {"annotationsOverrider": [
+                                        {"operator": "add", "value": VOLC_LB_ANNOTATIONS}]}}]}}}
+
+
 OVERRIDE_VARS = volc_service_override()
 MIGRATE_VARS = {**FEDERALIZE_VARS, **OVERRIDE_VARS, "federalize_target": SECOND}
-DISTRIBUTE_VARS = {**FEDERALIZE_VARS, **OVERRIDE_VARS, "federalize_clusters": "{{ groups['members'] }}"}
+# Distribution takes the override pasted whole.
+DISTRIBUTE_VARS = {**FEDERALIZE_VARS, "federalize_clusters": "{{ groups['members'] }}"}
 
 
 # --- the two federations ---------------------------------------------------------------------------
@@ -375,7 +398,8 @@ def test_override_and_migrate_without_a_moment_without_a_ready_copy(federation):
 
 def test_distribute_runs_in_both_with_the_overrides_only_in_the_second(federation):
     first, second = federation.first, federation.second
-    run = federation.first_run("distribute.yml", DISTRIBUTE_VARS)
+    distribute_vars = {**DISTRIBUTE_VARS, **whole_override(federation.engine)}
+    run = federation.first_run("distribute.yml", distribute_vars)
     assert run.returncode == 0 and run.changed > 0, run
     for member in (first, second):
         for kind, name in APP:
@@ -384,4 +408,4 @@ def test_distribute_runs_in_both_with_the_overrides_only_in_the_second(federatio
     assert not set(VOLC_LB_ANNOTATIONS) & set(annotations(first)), annotations(first)
     assert {k: annotations(second).get(k) for k in VOLC_LB_ANNOTATIONS} == VOLC_LB_ANNOTATIONS
     assert first.get("service", "fed-service-01", "-n", NAMESPACE)["spec"]["ports"][0]["nodePort"] == NODE_PORT
-    assert_converged(federation, "distribute.yml", DISTRIBUTE_VARS)
+    assert_converged(federation, "distribute.yml", distribute_vars)
