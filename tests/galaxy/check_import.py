@@ -7,11 +7,11 @@ would show as broken (``make galaxy-import``).
 Runs in .venv-galaxy (tests/galaxy/requirements.txt: galaxy-importer and ansible-core, no other collection, like
 an import worker) with tests/galaxy/galaxy-importer.cfg, and fails when
 
-- the importer fails, or logs an error or a warning (ansible-lint's findings are warnings). Two kinds of warning
-  are listed but accepted, because they come from where the importer runs, and Galaxy's import log shows them
-  too: ansible-lint's syntax check of a playbook fails, and ansible-playbook says it is only because a
-  ``module_defaults`` group of kubernetes.core cannot be resolved without kubernetes.core; ansible-lint does
-  not find one of the collection's own playbooks imported by its FQCN (see ``is_own_playbook``);
+- the importer fails, or logs an error or a warning (ansible-lint's findings are warnings). One kind of warning
+  is listed but accepted, because it comes from where the importer runs, and Galaxy's import log shows it too:
+  ansible-lint does not find one of the collection's own playbooks imported by its FQCN (see
+  ``is_own_playbook``). A playbook whose syntax check fails is a problem: the playbooks name only the
+  collection's own ``module_defaults`` groups (meta/runtime.yml), which resolve without kubernetes.core;
 - a module, filter or other documented plugin of the collection has no documentation in the import result, or
   documentation that differs from what ansible-doc gives for it with kubernetes.core installed (the reference:
   ``--reference-ansible-doc`` with ``--reference-collections-path``, i.e. .venv's ansible-doc on .build);
@@ -45,10 +45,7 @@ DOCUMENTED_TYPES = ("become", "cache", "callback", "cliconf", "connection", "fil
                     "lookup", "shell", "module", "strategy", "test", "vars")
 # Keys of ansible-doc's output that name where it read the file from.
 LOCATION_KEYS = ("filename",)
-SYNTAX_CHECK = re.compile(r"^WARNING: (\S+?):\d+: internal-error: Unexpected error code \d+ from execution of: "
-                          r"ansible-playbook --syntax-check")
 OWN_PLAYBOOK = re.compile(r"^WARNING: ERROR\s+Failed to find (\S+) playbook\.$")
-KUBERNETES_CORE_GROUP = re.compile(r"could not resolve the module_defaults group kubernetes\.core\.")
 # The importer's flake8 step (galaxy_importer.loaders.content: --isolated, E402 ignored, E/F/W, 160 columns).
 FLAKE8 = ["--isolated", "--extend-ignore", "E402,W503,W504", "--select", "E,F,W", "--max-line-length", "160"]
 
@@ -159,14 +156,13 @@ def check_roles(result, problems):
     return len(roles)
 
 
-def check_log(log, root, tree, collection, problems, accepted):
+def check_log(log, tree, collection, problems, accepted):
     for line in log.splitlines():
         if line.startswith("ERROR:"):
             problems.append("importer: " + line[len("ERROR: "):][:2000])
         elif line.startswith("WARNING:"):
-            syntax, missing = SYNTAX_CHECK.match(line), OWN_PLAYBOOK.match(line)
-            if syntax and fails_only_on_kubernetes_core_group(root, tree, syntax.group(1)) \
-                    or missing and is_own_playbook(tree, collection, missing.group(1)):
+            missing = OWN_PLAYBOOK.match(line)
+            if missing and is_own_playbook(tree, collection, missing.group(1)):
                 accepted.append(line[len("WARNING: "):])
             else:
                 problems.append("importer: " + line[len("WARNING: "):][:2000])
@@ -180,14 +176,6 @@ def is_own_playbook(tree, collection, fqcn):
         return False
     path = os.path.join(tree, "playbooks", *fqcn[len(collection) + 1:].split("."))
     return os.path.isfile(path + ".yml") or os.path.isfile(path + ".yaml")
-
-
-def fails_only_on_kubernetes_core_group(root, tree, playbook):
-    """ansible-lint's syntax check failed: is it the missing kubernetes.core (a module_defaults group of it)?"""
-    out = subprocess.run([os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "--syntax-check", playbook],
-                         cwd=tree, env=clean_env({"ANSIBLE_COLLECTIONS_PATH": root}), stdout=subprocess.PIPE,
-                         stderr=subprocess.STDOUT, universal_newlines=True, check=False)
-    return out.returncode != 0 and KUBERNETES_CORE_GROUP.search(out.stdout) is not None
 
 
 def flake8(tree, problems):
@@ -229,7 +217,7 @@ def main(argv=None):
         print(log, end="")
         if returncode != 0 or result is None:
             problems.append("galaxy-importer failed (exit code %s)" % returncode)
-        check_log(log, root, tree, collection, problems, accepted)
+        check_log(log, tree, collection, problems, accepted)
         loaded, roles = {}, 0
         if result is not None:
             names = reference_names(args.reference_ansible_doc, args.reference_collections_path, collection)
@@ -245,7 +233,7 @@ def main(argv=None):
     print("documentation loaded: %s; roles with a README: %d; flake8: %d Python files"
           % (", ".join("%d %s" % (count, kind) for kind, count in sorted(loaded.items())) or "none", roles, checked))
     if accepted:
-        print("accepted (kubernetes.core is not installed where Galaxy imports; not failed):")
+        print("accepted (where Galaxy imports, ansible-lint cannot find a playbook of the collection by its FQCN; not failed):")
         for line in accepted:
             print("  " + line)
     if problems:
