@@ -35,17 +35,19 @@ def _label(virtual_kubelet_node_label):
                                  "got %r" % (virtual_kubelet_node_label,))
 
 
-def _normalized(entries, members, api_version):
+def _normalized(entries, members, api_version, engine=None):
     try:
-        return applications(resolved(entries), resolved(members), api_version or "apps.kruise.io/v1beta1")
+        return applications(resolved(entries), resolved(members), api_version or "apps.kruise.io/v1beta1",
+                            resolved(engine))
     except ApplicationError as error:
         raise AnsibleFilterError("united_deployment_applications: %s" % error)
 
 
 def united_deployment_applications(entries, members, api_version=None, karmada_version=None,
-                                   virtual_kubelet_node_label=None, failover=None):
+                                   virtual_kubelet_node_label=None, failover=None, engine=None):
     """One dict per application with what each step needs; no Secret value in it. ``failover``: the
-    federation's {method, toleration_seconds, purge_mode} (the policies' tolerations with method engine)."""
+    federation's {method, toleration_seconds, purge_mode} (the policies' tolerations with method engine).
+    ``engine``: the inventory's federation_engine (a propagation_policy_definition is refused on KubeAdmiral)."""
     label = _label(virtual_kubelet_node_label)
     failover = resolved(failover)
     if failover:
@@ -56,7 +58,7 @@ def united_deployment_applications(entries, members, api_version=None, karmada_v
         except FailoverError as error:
             raise AnsibleFilterError("united_deployment_applications: %s" % error)
     result = []
-    for entry in _normalized(entries, members, api_version):
+    for entry in _normalized(entries, members, api_version, engine):
         try:
             definition = united_deployment(entry)
             policy = propagation_policy(entry, karmada_version or DEFAULT_KARMADA_VERSION, failover)

@@ -24,6 +24,8 @@ import copy
 import re
 
 from ansible_collections.multicloud.federation.plugins.module_utils.failover.decision import (
+    ENGINE_TAINT_KEY,
+    EVACUATED_TAINT_KEY,
     EVACUATION_TOLERATION,
     METHOD_ENGINE,
     METHOD_PLACEMENT,
@@ -34,6 +36,13 @@ from ansible_collections.multicloud.federation.plugins.module_utils.karmada_divi
     DivisionError,
     static_weight_list,
     static_weights,
+    weights_from_static_weight_list,
+)
+# Not federation_engine's: the filters must not load the Kubernetes client, which its access layer does.
+from ansible_collections.multicloud.federation.plugins.module_utils.federation_overrides import (
+    ENGINE_NAMES,
+    KUBEADMIRAL,
+    POLICY_API_VERSIONS,
 )
 from ansible_collections.multicloud.federation.plugins.module_utils.karmada_placement import withdrawn_placement
 from ansible_collections.multicloud.federation.plugins.module_utils.united_deployment import (
@@ -79,6 +88,7 @@ DEFAULTS = {
     "partitions": {},
     "revision_history_limit": 10,
     "definition": None,
+    "propagation_policy_definition": None,
     "policy_name": None,
     "resource_selectors": None,
     "clusters": [],
@@ -233,7 +243,7 @@ def _pod_template(name, entry, raw, labels, errors):
     return {"metadata": {"labels": dict(labels)}, "spec": {"containers": [container]}}
 
 
-def _normalize(raw, index, members, member_names, api_version):
+def _normalize(raw, index, members, member_names, api_version, engine=None):
     errors = []
     if not isinstance(raw, dict):
         return None, ["applications[%d] must be a mapping with at least a name, got %r" % (index, raw)]
@@ -257,6 +267,10 @@ def _normalize(raw, index, members, member_names, api_version):
             # says (no conversion webhook), and a server-side apply in another version over it is written again
             # on every run (found on the stack: the runbook's v1alpha1 object on the 1.9.0 chart).
             entry["definition"]["apiVersion"] = api_version
+    # Read before the clusters and weights below are checked: the object's placement gives them.
+    entry["propagation_policy_definition"] = entry["propagation_policy_definition"] or None
+    if entry["propagation_policy_definition"] is not None:
+        entry["propagation_policy_definition"] = _policy_definition(name, entry, raw, engine, errors)
     if not isinstance(entry["namespace"], str) or len(entry["namespace"]) > 63 or \
             not _DNS_LABEL.match(entry["namespace"]):
         errors.append("application %s: namespace %r is not a DNS-1123 label" % (name, entry["namespace"]))
@@ -286,16 +300,18 @@ def _normalize(raw, index, members, member_names, api_version):
         clusters = []
     unknown_clusters = [cluster for cluster in clusters if cluster not in member_names]
     if unknown_clusters:
-        errors.append("application %s: clusters name %s, which the federation does not know (its members: %s): fix "
+        errors.append("application %s: %s name %s, which the federation does not know (its members: %s): fix "
                       "the name or add the cluster to the inventory group members"
-                      % (name, ", ".join(map(str, unknown_clusters)), ", ".join(member_names) or "none"))
+                      % (name, "clusters" if entry["propagation_policy_definition"] is None else
+                         "propagation_policy_definition's placement.clusterAffinity.clusterNames",
+                         ", ".join(map(str, unknown_clusters)), ", ".join(member_names) or "none"))
     entry["clusters"] = sorted(clusters) if clusters else list(member_names)
     if entry["state"] == "present" and not entry["clusters"]:
         errors.append("application %s: no member cluster to place it on: the inventory group 'members' is empty and "
                       "clusters is not set" % name)
     weights = _weights(name, entry["weights"], entry["clusters"], errors)
-    if not weights and not entry["desired_split"]:
-        # Members' cluster_weight, for the application's clusters that have one.
+    if not weights and not entry["desired_split"] and entry["propagation_policy_definition"] is None:
+        # Members' cluster_weight, for the application's clusters that have one (a policy object says its own).
         weights = dict((member["name"], member["weight"]) for member in members
                        if member.get("weight") and member["name"] in entry["clusters"])
     entry["weights"] = weights
@@ -342,6 +358,8 @@ def _normalize(raw, index, members, member_names, api_version):
         errors.append("application %s: failover must be true or false, got %r" % (name, entry["failover"]))
     entry["name"] = name
     entry["api_version"] = api_version
+    if entry["propagation_policy_definition"] is not None:
+        errors.extend(_policy_selector_errors(name, entry))
     return entry, errors
 
 
@@ -384,6 +402,230 @@ def _definition(name, entry, namespace, errors):
     return definition
 
 
+# What an application's PropagationPolicy object may not say beside fields that say it too.
+POLICY_DEFINITION_EXCLUDES = ("desired_split", "desired_replicas", "resource_selectors")
+# The tolerations the collection writes itself (failover_method engine, an application that does not fail over).
+COLLECTION_TAINT_KEYS = (ENGINE_TAINT_KEY, EVACUATED_TAINT_KEY)
+# KubeAdmiral's policies, PropagationPolicy and OverridePolicy, share one apiVersion.
+KUBEADMIRAL_POLICY_API_VERSION = POLICY_API_VERSIONS[KUBEADMIRAL]
+
+
+def _policy_definition(name, entry, raw, engine, errors):
+    """The application's ``propagation_policy_definition``, Karmada's PropagationPolicy as the runbook writes it
+    for ``kubectl apply -f``, read into the entry: ``metadata.name`` is ``policy_name``, ``metadata.namespace``
+    the application's (taken as kubectl takes the context's when it has none), ``placement.clusterAffinity.
+    clusterNames`` the clusters, ``replicaScheduling`` the scheduling (and a ``staticWeightList`` the weights),
+    ``propagateDeps``/``conflictResolution`` theirs. A field of the entry that says otherwise is refused; so is a
+    placement that verify, failover and rebalance cannot follow by cluster name. Returns the object (without
+    status and server-set metadata) that propagation_policy() applies the collection's policy over."""
+    where = "application %s: propagation_policy_definition" % name
+    policy = entry["propagation_policy_definition"]
+    if not isinstance(policy, dict):
+        errors.append("%s must be a complete PropagationPolicy (a mapping)" % where)
+        return None
+    api_version, kind = policy.get("apiVersion"), policy.get("kind")
+    if engine == KUBEADMIRAL:
+        errors.append("%s: a PropagationPolicy object is taken on Karmada only (policy.karmada.io/v1alpha1), and this "
+                      "federation runs %s (federation_engine: kubeadmiral), whose placement is another object (%s "
+                      "PropagationPolicy, placement[].cluster and preferences): remove propagation_policy_definition"
+                      % (where, ENGINE_NAMES[KUBEADMIRAL], KUBEADMIRAL_POLICY_API_VERSION))
+        return None
+    if (api_version, kind) != (PROPAGATION_POLICY_API_VERSION, "PropagationPolicy"):
+        hint = ""
+        if api_version == KUBEADMIRAL_POLICY_API_VERSION:
+            hint = " (KubeAdmiral's, whose placement is another form)"
+        elif kind == "ClusterPropagationPolicy":
+            hint = " (cluster-scoped; an application's policy lives in its namespace)"
+        errors.append("%s is %s %s%s: the object taken is Karmada's %s PropagationPolicy"
+                      % (where, api_version, kind, hint, PROPAGATION_POLICY_API_VERSION))
+        return None
+    metadata = policy.get("metadata") or {}
+    spec = policy.get("spec")
+    if not isinstance(metadata, dict) or not isinstance(spec, dict):
+        errors.append("%s needs metadata and spec mappings" % where)
+        return None
+    kept = {"metadata": dict((key, copy.deepcopy(metadata[key])) for key in ("labels", "annotations")
+                             if metadata.get(key)),
+            "spec": copy.deepcopy(spec)}
+
+    policy_name = metadata.get("name")
+    if policy_name is not None:
+        if raw.get("policy_name") is not None and raw["policy_name"] != policy_name:
+            errors.append("%s: its metadata.name is %s, policy_name %s: give the name once (policy_name may stay "
+                          "unset), or the same in both" % (where, policy_name, raw["policy_name"]))
+        entry["policy_name"] = policy_name
+    namespace = metadata.get("namespace")
+    # Given by the entry or by its definition; else the object's namespace is the application's.
+    definition_metadata = (raw.get("definition") or {}).get("metadata") if isinstance(raw.get("definition"), dict) else {}
+    given = raw.get("namespace") is not None or bool(isinstance(definition_metadata, dict)
+                                                     and definition_metadata.get("namespace"))
+    if namespace and namespace != entry["namespace"]:
+        if given:
+            errors.append("%s: its metadata.namespace is %s, the application's namespace %s: a policy lives in its "
+                          "application's namespace; give the namespace once (an object without one takes the "
+                          "application's), or the same in both" % (where, namespace, entry["namespace"]))
+        else:
+            entry["namespace"] = namespace
+            if isinstance(entry["definition"], dict) and isinstance(entry["definition"].get("metadata"), dict):
+                entry["definition"]["metadata"]["namespace"] = namespace
+
+    for field in POLICY_DEFINITION_EXCLUDES:
+        if raw.get(field) not in (None, {}, []):
+            errors.append("%s and %s exclude each other: the object's %s says it" % (
+                where, field, "spec.resourceSelectors" if field == "resource_selectors" else "placement"))
+    for field, key in (("propagate_deps", "propagateDeps"), ("conflict_resolution", "conflictResolution")):
+        if key in spec:
+            if raw.get(field) is not None and raw[field] != spec[key]:
+                errors.append("%s: its spec.%s is %r, %s %r: give it once, or the same in both"
+                              % (where, key, spec[key], field, raw[field]))
+            entry[field] = spec[key]
+
+    placement = spec.get("placement") or {}
+    if not isinstance(placement, dict):
+        errors.append("%s: spec.placement must be a mapping" % where)
+        return kept
+    affinity = placement.get("clusterAffinity") or {}
+    unfollowed = ["placement.%s" % key for key in ("clusterAffinities", "spreadConstraints") if placement.get(key)]
+    unfollowed += ["placement.clusterAffinity.%s" % key for key in ("labelSelector", "fieldSelector", "exclude")
+                   if isinstance(affinity, dict) and affinity.get(key)]
+    if unfollowed:
+        errors.append("%s: %s cannot be checked against the inventory's members nor followed by verify, failover and "
+                      "rebalance, which read a policy's clusters by name: list its clusters in "
+                      "placement.clusterAffinity.clusterNames" % (where, ", ".join(unfollowed)))
+    clusters = affinity.get("clusterNames") if isinstance(affinity, dict) else None
+    if not isinstance(clusters, list) or not clusters or not all(isinstance(c, str) for c in clusters):
+        errors.append("%s needs placement.clusterAffinity.clusterNames, the list of member clusters it places on "
+                      "(without it Karmada places on every cluster it has, in this inventory or not), got %r"
+                      % (where, clusters))
+        return kept
+    if raw.get("clusters") not in (None, []) and (not isinstance(raw["clusters"], list)
+                                                  or sorted(raw["clusters"]) != sorted(clusters)):
+        errors.append("%s: its placement.clusterAffinity.clusterNames are %s, clusters %r: give them once, or the "
+                      "same in both" % (where, ", ".join(clusters), raw["clusters"]))
+    entry["clusters"] = list(clusters)
+
+    scheduling, weights, problem = _object_scheduling(placement.get("replicaScheduling"), clusters)
+    if problem:
+        errors.append("%s: placement.replicaScheduling: %s" % (where, problem))
+        return kept
+    if raw.get("scheduling") is not None and raw["scheduling"] != scheduling:
+        errors.append("%s: its placement.replicaScheduling is scheduling %s, scheduling %r: give it once, or the "
+                      "same in both" % (where, scheduling, raw["scheduling"]))
+    if raw.get("weights") not in (None, {}) and (
+            not isinstance(raw["weights"], dict)
+            or dict((key, _as_int(value)) for key, value in raw["weights"].items()) != weights):
+        errors.append("%s: its staticWeightList gives the weights %s, weights %r: give them once, or the same in "
+                      "both" % (where, weights, raw["weights"]))
+    entry["scheduling"] = scheduling
+    entry["weights"] = weights
+
+    tolerations = placement.get("clusterTolerations") or []
+    if not isinstance(tolerations, list):
+        errors.append("%s: placement.clusterTolerations must be a list" % where)
+    else:
+        own = sorted(set(t.get("key") for t in tolerations if isinstance(t, dict)) & set(COLLECTION_TAINT_KEYS))
+        if own:
+            errors.append("%s: placement.clusterTolerations tolerates %s, which the collection writes itself "
+                          "(failover_method and the application's failover): remove it" % (where, ", ".join(own)))
+    return kept
+
+
+def _object_scheduling(replica_scheduling, clusters):
+    """(scheduling, weights, problem) of a PropagationPolicy's ``placement.replicaScheduling``: none is
+    Duplicated (karmada pkg/util/helper/propagation_helper.go), replicaSchedulingType defaults to Divided (the
+    CRD) and a Divided policy's replicaDivisionPreference to Weighted (karmada-webhook); a staticWeightList's
+    weights, by cluster name only (karmada_division.weights_from_static_weight_list), are those of the clusters
+    it gives one; Weighted without a weightPreference is an even split (weights {})."""
+    if replica_scheduling is None:
+        return "duplicated", {}, None
+    if not isinstance(replica_scheduling, dict):
+        return None, {}, "must be a mapping, got %r" % (replica_scheduling,)
+    schedule_type = replica_scheduling.get("replicaSchedulingType") or "Divided"
+    preference = replica_scheduling.get("replicaDivisionPreference")
+    weight_preference = replica_scheduling.get("weightPreference")
+    if schedule_type == "Duplicated":
+        if preference or weight_preference:
+            return None, {}, ("Duplicated runs every replica in every cluster: replicaDivisionPreference and "
+                              "weightPreference say nothing there, remove them (or divide: Divided)")
+        return "duplicated", {}, None
+    if schedule_type != "Divided":
+        return None, {}, "replicaSchedulingType must be Divided or Duplicated, got %r" % (schedule_type,)
+    if preference == "Aggregated":
+        if weight_preference:
+            return None, {}, "Aggregated takes no weightPreference (Karmada ignores it): remove it, or divide Weighted"
+        return "aggregated", {}, None
+    if preference not in (None, "Weighted"):
+        return None, {}, "replicaDivisionPreference must be Weighted or Aggregated, got %r" % (preference,)
+    if weight_preference is None:
+        return "static", {}, None
+    if not isinstance(weight_preference, dict):
+        return None, {}, "weightPreference must be a mapping, got %r" % (weight_preference,)
+    dynamic, rules = weight_preference.get("dynamicWeight"), weight_preference.get("staticWeightList")
+    if dynamic and rules:
+        return None, {}, ("weightPreference gives both dynamicWeight and staticWeightList (Karmada takes "
+                          "dynamicWeight): give one")
+    if dynamic:
+        if dynamic != "AvailableReplicas":
+            return None, {}, "dynamicWeight must be AvailableReplicas, got %r" % (dynamic,)
+        return "dynamic", {}, None
+    if not rules:
+        return None, {}, "weightPreference needs a staticWeightList or dynamicWeight: AvailableReplicas"
+    for index, rule in enumerate(rules if isinstance(rules, list) else []):
+        target = (rule.get("targetCluster") or {}) if isinstance(rule, dict) else {}
+        named = list(target.get("clusterNames") or []) + list(target.get("exclude") or [])
+        outside = [cluster for cluster in named if cluster not in clusters]
+        if outside:
+            return None, {}, ("staticWeightList[%d] names %s, which is not among placement.clusterAffinity."
+                              "clusterNames (%s): Karmada would never place there; add it there or remove it from "
+                              "the rule" % (index, ", ".join(map(str, outside)), ", ".join(clusters)))
+    try:
+        weights = weights_from_static_weight_list(rules, clusters)
+    except DivisionError as error:
+        return None, {}, str(error)
+    weights = dict((cluster, weight) for cluster, weight in weights.items() if weight)
+    if not weights:
+        return None, {}, "staticWeightList gives none of the clusters a weight"
+    return "static", weights, None
+
+
+def _policy_selector_errors(name, entry):
+    """The object's ``spec.resourceSelectors`` must select the application's UnitedDeployment by name (in an
+    apiVersion its Kruise serves; the policy selects the preferred one, as for a rendered policy); a selector
+    of anything else is refused, except one of the objects the application brings (which the policy selects
+    anyway)."""
+    where = "application %s: propagation_policy_definition" % name
+    target = "UnitedDeployment %s/%s" % (entry["namespace"], name)
+    selectors = (entry["propagation_policy_definition"]["spec"] or {}).get("resourceSelectors")
+    wanted = "{apiVersion: %s, kind: UnitedDeployment, name: %s}" % (entry["api_version"], name)
+    if not isinstance(selectors, list) or not selectors:
+        return ["%s needs spec.resourceSelectors selecting its %s by name: %s" % (where, target, wanted)]
+    errors, found = [], False
+    brought = dependency_refs(entry)
+    for index, selector in enumerate(selectors):
+        if not isinstance(selector, dict):
+            errors.append("%s: spec.resourceSelectors[%d] must be a mapping, got %r" % (where, index, selector))
+            continue
+        api_version = selector.get("apiVersion")
+        by_name = not selector.get("labelSelector") and selector.get("namespace") in (None, "", entry["namespace"])
+        if by_name and selector.get("kind") == "UnitedDeployment" and selector.get("name") == name and \
+                isinstance(api_version, str) and api_version.startswith("apps.kruise.io/"):
+            found = True
+            errors.extend(_served_version_errors(name, selector, entry["api_version"],
+                                                 "the propagation_policy_definition's selector of %s" % target))
+            continue
+        if by_name and {"apiVersion": api_version, "kind": selector.get("kind"), "name": selector.get("name")} in brought:
+            continue
+        errors.append("%s: spec.resourceSelectors[%d] selects %s %s %s, which is not the application's %s: an "
+                      "application's policy selects its UnitedDeployment by name (the collection adds the Service, "
+                      "ConfigMaps and Secrets it brings); give other objects a policy of their own"
+                      % (where, index, api_version, selector.get("kind"),
+                         selector.get("name") or "by labelSelector %r" % (selector.get("labelSelector"),), target))
+    if not found:
+        errors.append("%s: spec.resourceSelectors do not select the application's %s by name: add %s"
+                      % (where, target, wanted))
+    return errors
+
+
 def claims_volumes(definition):
     """Whether a UnitedDeployment's workload template claims volumes (a StatefulSet kind's
     volumeClaimTemplates): its data stays in the member, so the application does not fail over by default."""
@@ -392,11 +634,12 @@ def claims_volumes(definition):
                for workload in template.values() if isinstance(workload, dict))
 
 
-def applications(entries, members=None, api_version="apps.kruise.io/v1beta1"):
+def applications(entries, members=None, api_version="apps.kruise.io/v1beta1", engine=None):
     """Every entry normalized (DEFAULTS filled in, clusters and weights resolved against the
     members, subsets in Kruise's field names); ApplicationError naming each problem and its fix.
 
     ``members``: the member_clusters filter's list ({name, weight, virtual_kubelet, ...}).
+    ``engine``: the inventory's federation_engine when it says one (a PropagationPolicy object is Karmada's).
     """
     if isinstance(entries, str) or not isinstance(entries, list):
         raise ApplicationError(["the applications must be a YAML list of entries ({name, replicas, ...}), got %r"
@@ -405,7 +648,7 @@ def applications(entries, members=None, api_version="apps.kruise.io/v1beta1"):
     member_names = [member["name"] for member in members]
     normalized, errors = [], []
     for index, raw in enumerate(entries):
-        entry, entry_errors = _normalize(raw, index, members, member_names, api_version)
+        entry, entry_errors = _normalize(raw, index, members, member_names, api_version, engine)
         errors.extend(entry_errors)
         if entry is not None:
             normalized.append(entry)
@@ -511,17 +754,18 @@ def dependency_refs(entry):
 UNITED_DEPLOYMENT_V1ALPHA1 = "apps.kruise.io/v1alpha1"
 
 
-def _served_version_errors(name, definition, api_version):
-    """A definition in an apiVersion the control plane's Kruise does not serve (``api_version`` is the one it
-    prefers), named with both versions; the policy selects ``api_version`` whatever the definition says."""
+def _served_version_errors(name, definition, api_version, what="the definition"):
+    """A definition (or a policy's selector of it: ``what``) in an apiVersion the control plane's Kruise does not
+    serve (``api_version`` is the one it prefers), named with both versions; the policy selects ``api_version``
+    whatever the definition says."""
     written = (definition or {}).get("apiVersion") if isinstance(definition, dict) else None
     if not isinstance(written, str) or not written.startswith("apps.kruise.io/"):
         return []
     served = sorted({api_version, UNITED_DEPLOYMENT_V1ALPHA1})
     if written in served:
         return []
-    return ["application %s: the definition is written in %s, which the control plane's Kruise does not serve (it "
-            "serves %s and prefers %s): write it in %s" % (name, written, " and ".join(served), api_version,
+    return ["application %s: %s is written in %s, which the control plane's Kruise does not serve (it "
+            "serves %s and prefers %s): write it in %s" % (name, what, written, " and ".join(served), api_version,
                                                            api_version)]
 
 
@@ -584,12 +828,37 @@ def propagation_policy(entry, karmada_version=DEFAULT_KARMADA_VERSION, failover=
         # How the taint manager purges the evicted copies (taint_manager.go getPurgeMode: the policy's own
         # mode wins over --no-execute-taint-eviction-purge-mode).
         spec["failover"] = {"cluster": {"purgeMode": failover["purge_mode"]}}
-    return {
+    policy = {
         "apiVersion": PROPAGATION_POLICY_API_VERSION,
         "kind": "PropagationPolicy",
         "metadata": {"name": entry["policy_name"], "namespace": entry["namespace"]},
         "spec": spec,
     }
+    if entry.get("propagation_policy_definition"):
+        policy = _over_definition(entry["propagation_policy_definition"], policy)
+    return policy
+
+
+def _over_definition(given, rendered):
+    """The rendered policy of an application given as an object (``_policy_definition`` read its name, clusters,
+    scheduling and weights into the entry): what the object says besides is kept - its labels and annotations,
+    its own clusterTolerations (before the collection's), its other spec fields (priority, preemption,
+    schedulerName, suspension, ..., its spec.failover, with the collection's purge mode over it)."""
+    policy = copy.deepcopy(rendered)
+    policy["metadata"].update(copy.deepcopy(given["metadata"]))
+    spec = policy["spec"]
+    for key, value in given["spec"].items():
+        if key == "failover" and isinstance(value, dict) and "failover" in spec:
+            merged = copy.deepcopy(value)
+            merged["cluster"] = dict(merged.get("cluster") or {}, **spec["failover"]["cluster"])
+            spec["failover"] = merged
+        elif key not in spec:
+            spec[key] = copy.deepcopy(value)
+    tolerations = (given["spec"].get("placement") or {}).get("clusterTolerations") or []
+    if tolerations:
+        spec["placement"]["clusterTolerations"] = copy.deepcopy(tolerations) + \
+            spec["placement"].get("clusterTolerations", [])
+    return policy
 
 
 def regular_nodes_only_rules(entry, members, virtual_kubelet_label=("type", "virtual-kubelet")):

@@ -92,3 +92,26 @@ def test_the_runbooks_united_deployment_as_a_definition():
     assert app["propagation_policy"]["metadata"] == {"name": "ud-propagation", "namespace": "default"}
     assert app["propagation_policy"]["spec"]["resourceSelectors"] == [
         {"apiVersion": "apps.kruise.io/v1beta1", "kind": "UnitedDeployment", "name": "sample-ud"}]
+
+
+def test_the_runbooks_propagation_policy_as_an_object():
+    """The runbook's UnitedDeployment and PropagationPolicy pasted as written, members without cluster_weight: the
+    policy applied is the runbook's (name, both members, 1:2) selecting sample-ud in the version the control plane
+    prefers; the entry's clusters, weights and scheduling (what verify, failover and rebalance read) are the object's."""
+    from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.test_united_deployment_application \
+        import runbook_definition, runbook_policy
+    members = [dict(member, weight=None) for member in MEMBERS]
+    [app] = united_deployment_applications([{"name": "sample-ud", "definition": runbook_definition(),
+                                             "propagation_policy_definition": runbook_policy()}],
+                                           members, "apps.kruise.io/v1beta1", engine="karmada")
+    assert (app["clusters"], app["weights"], app["scheduling"]) == (["idc1", "test-ucs"], {"idc1": 1, "test-ucs": 2},
+                                                                    "static")
+    policy = app["propagation_policy"]
+    assert policy["metadata"] == {"name": "ud-propagation", "namespace": "default"}
+    assert policy["spec"]["resourceSelectors"] == [
+        {"apiVersion": "apps.kruise.io/v1beta1", "kind": "UnitedDeployment", "name": "sample-ud"}]
+    assert policy["spec"]["placement"]["replicaScheduling"]["weightPreference"]["staticWeightList"] == \
+        runbook_policy()["spec"]["placement"]["replicaScheduling"]["weightPreference"]["staticWeightList"]
+    with pytest.raises(AnsibleFilterError, match="this federation runs KubeAdmiral"):
+        united_deployment_applications([{"name": "sample-ud", "propagation_policy_definition": runbook_policy()}],
+                                       MEMBERS, engine="kubeadmiral")

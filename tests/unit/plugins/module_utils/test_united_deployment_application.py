@@ -348,3 +348,252 @@ def test_a_definition_that_disagrees_with_its_application_is_refused(entry, word
             definition["metadata"]["namespace"] = "prod"
         entry = dict(entry, definition=definition)
     assert words in refused([entry])
+
+
+# --- the runbook's PropagationPolicy pasted as propagation_policy_definition ---
+
+def runbook_policy():
+    with open(os.path.join(os.path.dirname(__file__), "runbook_propagation_policy.yml")) as handle:
+        return yaml.safe_load(handle)
+
+
+UNWEIGHTED = [dict(member, weight=None) for member in MEMBERS]
+
+
+def with_policy(policy=None, **fields):
+    return dict({"name": "sample-ud", "propagation_policy_definition": runbook_policy() if policy is None else policy},
+                **fields)
+
+
+def test_the_runbooks_policy_is_read_into_the_application():
+    """Its name is the policy name, its clusterNames the clusters, its staticWeightList the weights (1:2, whatever
+    the members' cluster_weight says), its replicaScheduling the scheduling; the input is not changed."""
+    given = runbook_policy()
+    entry = one(with_policy(given), members=UNWEIGHTED)
+    assert (entry["policy_name"], entry["namespace"], entry["clusters"], entry["weights"], entry["scheduling"]) == (
+        "ud-propagation", "default", ["idc1", "test-ucs"], {"idc1": 1, "test-ucs": 2}, "static")
+    assert given == runbook_policy(), "the input was changed"
+    # The members' cluster_weight is not used: the object says the weights.
+    other_weights = [dict(member, weight=5) for member in MEMBERS]
+    assert one(with_policy(), members=other_weights)["weights"] == {"idc1": 1, "test-ucs": 2}
+
+
+def test_rendering_the_object_equals_rendering_the_equivalent_fields():
+    """The policy applied from the object is the one the fields render: same name, namespace, selectors (in the
+    version the control plane prefers, and the objects the application brings), placement and the collection's
+    own fields. Documented difference: none for the runbook's object (the object's labels, annotations and other
+    spec fields would be kept: test_what_the_object_says_besides_is_kept)."""
+    extra = {"config_maps": [{"name": "settings", "data": {"A": "1"}}], "template_kind": "statefulSet"}
+    for api_version in ("apps.kruise.io/v1beta1", "apps.kruise.io/v1alpha1"):
+        from_object = one(with_policy(**extra), members=UNWEIGHTED, api_version=api_version)
+        from_fields = one(dict({"name": "sample-ud", "policy_name": "ud-propagation",
+                                "weights": {"idc1": 1, "test-ucs": 2}}, **extra), api_version=api_version)
+        failover = {"method": "engine", "toleration_seconds": 60, "purge_mode": "Gracefully"}
+        assert ua.propagation_policy(from_object) == ua.propagation_policy(from_fields)
+        assert ua.propagation_policy(from_object, failover=failover) == \
+            ua.propagation_policy(from_fields, failover=failover)
+        assert ua.regular_nodes_only_rules(from_object, MEMBERS) == ua.regular_nodes_only_rules(from_fields, MEMBERS)
+    policy = ua.propagation_policy(from_object)
+    assert policy["spec"]["resourceSelectors"] == [
+        {"apiVersion": "apps.kruise.io/v1alpha1", "kind": "UnitedDeployment", "name": "sample-ud"},
+        {"apiVersion": "v1", "kind": "Service", "name": "sample-ud"},
+        {"apiVersion": "v1", "kind": "ConfigMap", "name": "settings"}]
+
+
+def test_the_selector_is_rewritten_to_the_version_the_control_plane_prefers():
+    """Kruise 1.9.0 serves v1beta1 as preferred: the runbook's v1alpha1 selector would never match (Karmada compares
+    apiVersion literally)."""
+    entry = one(with_policy(definition=runbook_definition()), members=UNWEIGHTED, api_version="apps.kruise.io/v1beta1")
+    policy = ua.propagation_policy(entry)
+    assert policy["spec"]["resourceSelectors"] == [
+        {"apiVersion": "apps.kruise.io/v1beta1", "kind": "UnitedDeployment", "name": "sample-ud"}]
+    assert policy["metadata"] == {"name": "ud-propagation", "namespace": "default"}
+    # A selector in a version the control plane does not serve: refused, naming both.
+    given = runbook_policy()
+    given["spec"]["resourceSelectors"][0]["apiVersion"] = "apps.kruise.io/v1beta1"
+    with pytest.raises(ua.ApplicationError) as caught:
+        ua.applications([with_policy(given)], MEMBERS, "apps.kruise.io/v1alpha1")
+    assert ("application sample-ud: the propagation_policy_definition's selector of UnitedDeployment default/sample-ud "
+            "is written in apps.kruise.io/v1beta1, which the control plane's Kruise does not serve (it serves "
+            "apps.kruise.io/v1alpha1 and prefers apps.kruise.io/v1alpha1)") in str(caught.value)
+
+
+def test_the_objects_name_and_namespace():
+    # policy_name said the same: fine; otherwise refused.
+    assert one(with_policy(policy_name="ud-propagation"))["policy_name"] == "ud-propagation"
+    assert ("application sample-ud: propagation_policy_definition: its metadata.name is ud-propagation, policy_name "
+            "other: give the name once") in refused([with_policy(policy_name="other")])
+    # No name: policy_name, else the application's name.
+    nameless = runbook_policy()
+    del nameless["metadata"]["name"]
+    assert one(with_policy(nameless))["policy_name"] == "sample-ud"
+    assert one(with_policy(nameless, policy_name="mine"))["policy_name"] == "mine"
+    # No namespace: the application's.
+    assert ua.propagation_policy(one(with_policy(namespace="apps")))["metadata"]["namespace"] == "apps"
+    # Its own namespace, the entry giving none: the application is there (its definition too).
+    placed = runbook_policy()
+    placed["metadata"]["namespace"] = "prod"
+    entry = one(with_policy(placed, definition=runbook_definition()))
+    assert entry["namespace"] == "prod"
+    assert ua.united_deployment(entry)["metadata"]["namespace"] == "prod"
+    assert ua.propagation_policy(entry)["metadata"]["namespace"] == "prod"
+    # Another namespace than the entry's, or than its definition's: refused.
+    message = ("application sample-ud: propagation_policy_definition: its metadata.namespace is prod, the "
+               "application's namespace apps: a policy lives in its application's namespace")
+    assert message in refused([with_policy(placed, namespace="apps")])
+    definition = runbook_definition()
+    definition["metadata"]["namespace"] = "apps"
+    assert message in refused([with_policy(placed, definition=definition)])
+
+
+@pytest.mark.parametrize("change, words", [
+    (lambda p: p.update(kind="ClusterPropagationPolicy"),
+     "application sample-ud: propagation_policy_definition is policy.karmada.io/v1alpha1 ClusterPropagationPolicy "
+     "(cluster-scoped; an application's policy lives in its namespace): the object taken is Karmada's "
+     "policy.karmada.io/v1alpha1 PropagationPolicy"),
+    (lambda p: p.update(apiVersion="core.kubeadmiral.io/v1alpha1"),
+     "propagation_policy_definition is core.kubeadmiral.io/v1alpha1 PropagationPolicy (KubeAdmiral's, whose placement "
+     "is another form): the object taken is Karmada's policy.karmada.io/v1alpha1 PropagationPolicy"),
+    (lambda p: p.update(kind="OverridePolicy"), "is policy.karmada.io/v1alpha1 OverridePolicy: the object taken"),
+    (lambda p: p["spec"]["resourceSelectors"].__setitem__(0, dict(p["spec"]["resourceSelectors"][0], name="other-ud")),
+     "spec.resourceSelectors[0] selects apps.kruise.io/v1alpha1 UnitedDeployment other-ud, which is not the "
+     "application's UnitedDeployment default/sample-ud"),
+    (lambda p: p["spec"]["resourceSelectors"].append({"apiVersion": "apps/v1", "kind": "Deployment", "name": "nginx"}),
+     "spec.resourceSelectors[1] selects apps/v1 Deployment nginx, which is not the application's"),
+    (lambda p: p["spec"]["resourceSelectors"].__setitem__(0, {"apiVersion": "apps.kruise.io/v1alpha1",
+                                                              "kind": "UnitedDeployment",
+                                                              "labelSelector": {"matchLabels": {"app": "sample"}}}),
+     "spec.resourceSelectors do not select the application's UnitedDeployment default/sample-ud by name: add "
+     "{apiVersion: apps.kruise.io/v1beta1, kind: UnitedDeployment, name: sample-ud}"),
+    (lambda p: p["spec"]["placement"]["clusterAffinity"].update(clusterNames=["idc1", "idc9"]),
+     "application sample-ud: propagation_policy_definition's placement.clusterAffinity.clusterNames name idc9, which "
+     "the federation does not know"),
+    (lambda p: p["spec"]["placement"].pop("clusterAffinity"),
+     "propagation_policy_definition needs placement.clusterAffinity.clusterNames"),
+    (lambda p: p["spec"]["placement"]["clusterAffinity"].update(labelSelector={"matchLabels": {"env": "prod"}}),
+     "placement.clusterAffinity.labelSelector cannot be checked against the inventory's members nor followed by "
+     "verify, failover and rebalance"),
+    (lambda p: p["spec"]["placement"].update(spreadConstraints=[{"spreadByField": "cluster", "maxGroups": 1}]),
+     "placement.spreadConstraints cannot be checked"),
+    (lambda p: p["spec"]["placement"]["replicaScheduling"]["weightPreference"]["staticWeightList"].append(
+        {"targetCluster": {"clusterNames": ["idc9"]}, "weight": 3}),
+     "placement.replicaScheduling: staticWeightList[2] names idc9, which is not among placement.clusterAffinity."
+     "clusterNames (idc1, test-ucs)"),
+    (lambda p: p["spec"]["placement"]["replicaScheduling"]["weightPreference"]["staticWeightList"][0].update(
+        targetCluster={"labelSelector": {"matchLabels": {"a": "b"}}}),
+     "staticWeightList[0].targetCluster.labelSelector is not supported here"),
+    (lambda p: p["spec"]["placement"]["replicaScheduling"]["weightPreference"].update(dynamicWeight="AvailableReplicas"),
+     "weightPreference gives both dynamicWeight and staticWeightList"),
+    (lambda p: p["spec"]["placement"]["replicaScheduling"].update(replicaSchedulingType="Duplicated"),
+     "Duplicated runs every replica in every cluster"),
+    (lambda p: p["spec"]["placement"].update(clusterTolerations=[
+        {"key": "multicloud.federation/evacuated", "operator": "Exists", "effect": "NoExecute"}]),
+     "placement.clusterTolerations tolerates multicloud.federation/evacuated, which the collection writes itself"),
+])
+def test_a_policy_object_the_collection_cannot_follow_is_refused(change, words):
+    given = runbook_policy()
+    change(given)
+    assert words in refused([with_policy(given)])
+
+
+def test_fields_that_say_it_too_must_agree():
+    # The same: fine.
+    entry = one(with_policy(clusters=["test-ucs", "idc1"], weights={"idc1": "1", "test-ucs": 2}, scheduling="static"))
+    assert entry["weights"] == {"idc1": 1, "test-ucs": 2}
+    for fields, words in (
+            ({"clusters": ["idc1"]}, "its placement.clusterAffinity.clusterNames are idc1, test-ucs, clusters ['idc1']"),
+            ({"weights": {"idc1": 1, "test-ucs": 1}}, "its staticWeightList gives the weights"),
+            ({"scheduling": "duplicated"}, "its placement.replicaScheduling is scheduling static, scheduling "
+                                           "'duplicated'"),
+            ({"desired_split": {"idc1": 2, "test-ucs": 4}},
+             "propagation_policy_definition and desired_split exclude each other"),
+            ({"resource_selectors": [{"apiVersion": "v1", "kind": "ConfigMap", "name": "x"}]},
+             "propagation_policy_definition and resource_selectors exclude each other")):
+        assert words in refused([with_policy(**fields)])
+
+
+def test_kubeadmiral_is_refused_naming_both():
+    with pytest.raises(ua.ApplicationError) as caught:
+        ua.applications([with_policy()], MEMBERS, engine="kubeadmiral")
+    assert ("application sample-ud: propagation_policy_definition: a PropagationPolicy object is taken on Karmada "
+            "only (policy.karmada.io/v1alpha1), and this federation runs KubeAdmiral (federation_engine: kubeadmiral), "
+            "whose placement is another object (core.kubeadmiral.io/v1alpha1 PropagationPolicy") in str(caught.value)
+    # Karmada, or an engine to be detected: taken.
+    for engine in ("karmada", "auto", None):
+        assert ua.applications([with_policy()], MEMBERS, engine=engine)[0]["policy_name"] == "ud-propagation"
+
+
+@pytest.mark.parametrize("replica_scheduling, scheduling, rendered", [
+    (None, "duplicated", {"replicaSchedulingType": "Duplicated"}),
+    ({"replicaSchedulingType": "Duplicated"}, "duplicated", {"replicaSchedulingType": "Duplicated"}),
+    ({"replicaSchedulingType": "Divided", "replicaDivisionPreference": "Aggregated"}, "aggregated",
+     {"replicaSchedulingType": "Divided", "replicaDivisionPreference": "Aggregated"}),
+    ({"replicaSchedulingType": "Divided", "replicaDivisionPreference": "Weighted",
+      "weightPreference": {"dynamicWeight": "AvailableReplicas"}}, "dynamic",
+     {"replicaSchedulingType": "Divided", "replicaDivisionPreference": "Weighted",
+      "weightPreference": {"dynamicWeight": "AvailableReplicas"}}),
+    # Weighted without weights: Karmada's even split, not the members' cluster_weight.
+    ({"replicaSchedulingType": "Divided"}, "static",
+     {"replicaSchedulingType": "Divided", "replicaDivisionPreference": "Weighted"}),
+    # One rule for two clusters: each takes its weight (the largest rule matching it), one rule each when rendered.
+    ({"replicaDivisionPreference": "Weighted", "weightPreference": {"staticWeightList": [
+        {"targetCluster": {"clusterNames": ["idc1", "test-ucs"]}, "weight": 2}]}}, "static",
+     {"replicaSchedulingType": "Divided", "replicaDivisionPreference": "Weighted",
+      "weightPreference": {"staticWeightList": [{"targetCluster": {"clusterNames": ["idc1"]}, "weight": 2},
+                                                {"targetCluster": {"clusterNames": ["test-ucs"]}, "weight": 2}]}}),
+    # A cluster no rule names gets nothing (weight 0), rendered or given.
+    ({"weightPreference": {"staticWeightList": [{"targetCluster": {"clusterNames": ["idc1"]}, "weight": 3}]}},
+     "static", {"replicaSchedulingType": "Divided", "replicaDivisionPreference": "Weighted",
+                "weightPreference": {"staticWeightList": [{"targetCluster": {"clusterNames": ["idc1"]}, "weight": 3}]}}),
+])
+def test_karmadas_other_scheduling_forms_are_read_as_they_say(replica_scheduling, scheduling, rendered):
+    given = runbook_policy()
+    if replica_scheduling is None:
+        del given["spec"]["placement"]["replicaScheduling"]
+    else:
+        given["spec"]["placement"]["replicaScheduling"] = replica_scheduling
+    entry = one(with_policy(given))
+    assert entry["scheduling"] == scheduling
+    assert ua.propagation_policy(entry)["spec"]["placement"]["replicaScheduling"] == rendered
+    if scheduling != "static" or "weightPreference" not in rendered:
+        assert entry["weights"] == {}
+
+
+def test_what_the_object_says_besides_is_kept_and_the_collections_fields_go_over_it():
+    """Documented difference from the fields: the object's labels, annotations, own clusterTolerations and other
+    spec fields are kept; propagateDeps and conflictResolution are read from it; the collection's failover
+    tolerations and purge mode go over it as over a rendered policy; server-set metadata and status are dropped."""
+    given = runbook_policy()
+    given["metadata"].update(labels={"team": "web"}, annotations={"note": "runbook"}, uid="abc", resourceVersion="7")
+    given["status"] = {"conditions": []}
+    given["spec"].update(priority=5, conflictResolution="Overwrite", propagateDeps=False,
+                         failover={"application": {"decisionConditions": {"tolerationSeconds": 30}},
+                                   "cluster": {"purgeMode": "Directly"}})
+    given["spec"]["placement"]["clusterTolerations"] = [{"key": "maintenance", "operator": "Exists",
+                                                         "effect": "NoSchedule"}]
+    entry = one(with_policy(given))
+    failover = {"method": "engine", "toleration_seconds": 60, "purge_mode": "Gracefully"}
+    policy = ua.propagation_policy(entry, failover=failover)
+    assert policy["metadata"] == {"name": "ud-propagation", "namespace": "default", "labels": {"team": "web"},
+                                  "annotations": {"note": "runbook"}}
+    assert "status" not in policy
+    spec = policy["spec"]
+    assert (spec["priority"], spec["conflictResolution"], spec["propagateDeps"]) == (5, "Overwrite", False)
+    assert spec["failover"] == {"application": {"decisionConditions": {"tolerationSeconds": 30}},
+                                "cluster": {"purgeMode": "Gracefully"}}
+    assert spec["placement"]["clusterTolerations"] == [
+        {"key": "maintenance", "operator": "Exists", "effect": "NoSchedule"},
+        {"key": "multicloud.federation/not-ready", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 60}]
+    # Said by a field as well, the same: fine; otherwise refused.
+    assert one(with_policy(given, conflict_resolution="Overwrite"))["conflict_resolution"] == "Overwrite"
+    assert "its spec.conflictResolution is 'Overwrite', conflict_resolution 'Abort'" in refused(
+        [with_policy(given, conflict_resolution="Abort")])
+    # A field alone goes over what the object does not say.
+    assert ua.propagation_policy(one(with_policy(propagate_deps=False)))["spec"]["propagateDeps"] is False
+
+
+def test_failover_method_placement_withdraws_from_the_objects_placement():
+    withdrawn = ua.propagation_policy(one(with_policy()), failover={"method": "placement", "withdrawn": ["test-ucs"]})
+    assert withdrawn["spec"]["placement"]["clusterAffinity"] == {"clusterNames": ["idc1"]}
+    assert withdrawn["spec"]["placement"]["replicaScheduling"]["weightPreference"]["staticWeightList"] == [
+        {"targetCluster": {"clusterNames": ["idc1"]}, "weight": 1}]
