@@ -15,7 +15,8 @@ and its status has ``subsetReplicas`` and no ``subsetStatuses``.
   control plane with the chart's kubeVersion line removed and Kruise's webhook configurations
   deleted, then `kubectl apply` of the runbook's ResourceInterpreterCustomization, sample-ud and
   ud-propagation, all as written. site.yml then runs with an inventory that describes the same
-  application (the runbook's UnitedDeployment verbatim as its ``definition``): no pod of sample-ud is
+  application (the runbook's UnitedDeployment and PropagationPolicy verbatim, as its ``definition`` and
+  ``propagation_policy_definition``): no pod of sample-ud is
   replaced in any member, each cluster keeps its one Kruise release (upgraded in place), the
   collection's customization is the only one for UnitedDeployment, verify passes, and a rerun
   changes nothing. The module removes the runbook before and after, so the modules after it start
@@ -135,8 +136,9 @@ RUNBOOK_POLICY = {
                                                      {"targetCluster": {"clusterNames": ["idc1"]}, "weight": 1},
                                                      {"targetCluster": {"clusterNames": ["test-ucs"]}, "weight": 2}]}}}}}
 SAMPLE = ("uniteddeployment.apps.kruise.io", "sample-ud", "-n", "default")
-# The same application as the inventory describes it: the runbook's object verbatim, its policy's name.
-INVENTORY_APPLICATION = {"name": "sample-ud", "policy_name": "ud-propagation", "definition": SAMPLE_UD}
+# The same application as the inventory describes it: the runbook's UnitedDeployment and PropagationPolicy, both
+# pasted whole (the policy's name, clusters and weights 1:2 are read from it).
+INVENTORY_APPLICATION = {"name": "sample-ud", "definition": SAMPLE_UD, "propagation_policy_definition": RUNBOOK_POLICY}
 INTERPRETERS = "resourceinterpretercustomizations.config.karmada.io"
 HAND_INTERPRETER = "sample-ud-interpreter"
 
