@@ -97,10 +97,10 @@ def whole_override(engine: str) -> dict:
     metadata = {"name": "volc-service-override", "namespace": NAMESPACE}
     if engine == "kubeadmiral":
         rules = volc_service_override()
-        return {"override_policy_definition": {
-                    "apiVersion": "core.kubeadmiral.io/v1alpha1", "kind": "OverridePolicy", "metadata": metadata,
-                    "spec": {"overrideRules": rules["override_policy_rules"]}},
-                # KubeAdmiral's policy names no objects: the federated objects carry its name in a label.
+        definition = {"apiVersion": "core.kubeadmiral.io/v1alpha1", "kind": "OverridePolicy", "metadata": metadata,
+                      "spec": {"overrideRules": rules["override_policy_rules"]}}
+        # KubeAdmiral's policy names no objects: the federated objects carry its name in a label.
+        return {"override_policy_definition": definition,
                 "override_policy_resource_selectors": rules["override_policy_resource_selectors"]}
     return {"override_policy_definition": {
         "apiVersion": "policy.karmada.io/v1alpha1", "kind": "OverridePolicy", "metadata": metadata,

@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SIZE_BUDGET = 1024 * 1024
 # Everything the tarball may hold at its top level; a new top-level file or directory is added here on purpose.
 TOP_LEVEL = {
-    "MANIFEST.json", "FILES.json", "README.md", "COPYING", "site.yml",
+    "MANIFEST.json", "FILES.json", "README.md", "COPYING", "CHANGELOG.rst", "site.yml",
     "meta", "plugins", "roles", "playbooks", "inventories", "extensions", "changelogs", "awx",
 }
 # The development harness and what the checkout generates; none of it may ship.
@@ -69,7 +69,7 @@ def test_tarball_holds_only_the_collection(names):
 
 def test_tarball_has_what_users_need(tarball, names):
     for needed in ("COPYING", "README.md", "meta/runtime.yml", "meta/execution-environment.yml",
-                   "meta/ee-requirements.txt", "changelogs/changelog.yaml"):
+                   "meta/ee-requirements.txt", "changelogs/changelog.yaml", "CHANGELOG.rst"):
         assert needed in names, "%s is missing" % needed
     roles = sorted({name.split("/")[1] for name in names if name.startswith("roles/") and name.count("/") >= 2})
     assert roles == sorted(path.name for path in (ROOT / "roles").iterdir() if (path / "tasks").is_dir())
