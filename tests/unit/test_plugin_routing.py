@@ -77,7 +77,9 @@ def test_every_module_resolves_to_an_action_plugin_that_runs_it_in_the_worker(tm
     collections_root = str(Path(importlib.import_module(IN_PROCESS).__file__).parents[5])
     names = MODULES + sorted(RUNTIME["plugin_routing"]["modules"])
     (tmp_path / "ansible.cfg").write_text("[defaults]\n")  # none of the checkout's or the machine's settings
-    env = dict(os.environ, PYTHONPATH=collections_root, ANSIBLE_COLLECTIONS_PATH=collections_root,
+    # The child imports ansible where this process does: ansible-test units puts it on sys.path, not in the venv.
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([collections_root] + [p for p in sys.path if p]),
+               ANSIBLE_COLLECTIONS_PATH=collections_root,
                ANSIBLE_HOME=str(tmp_path), ANSIBLE_CONFIG=str(tmp_path / "ansible.cfg"))
     done = subprocess.run([sys.executable, __file__, collections_root] + names, cwd=str(tmp_path), env=env,
                           capture_output=True, text=True, check=False, timeout=120)
