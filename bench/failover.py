@@ -91,7 +91,7 @@ def outage(stack, kind: str, grace: int, method: str = "taint") -> dict:
         wait_for(lambda: binding_split(stack) == CONVERGED and ready(stack, "idc1") == 2 and ready(stack, "test-ucs") == 4,
                  "the split 2/4 with every replica Ready", timeout=300, interval=0.5)
         row["failback_seconds"], row["failback_passes"] = since(restored), len(runs)
-        failed_back = [row for run in runs for row in run.result(TASK, "karmada").get("failed_back") or []]
+        failed_back = [member for run in runs for member in run.result(TASK, "karmada").get("failed_back") or []]
         row["failback_run"] = (failed_back or [{}])[0].get("seconds")
     row["lowest_ready_total_failback"] = both.lowest.get("total")
     return row
