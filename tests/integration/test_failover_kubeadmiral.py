@@ -7,6 +7,9 @@ A Deployment ``web`` (2 replicas, Duplicate over cluster-a and cluster-b, a Kube
 PropagationPolicy of its own) runs in both members; cluster-b is lost whole; failover.yml, run again 15 s
 after each run ends, evacuates it once KubeAdmiral says it is not Ready; cluster-a keeps running its 2;
 cluster-b back, failover.yml fails it back and cluster-b runs its 2 again - each read in the members.
+Then a drill of cluster-b on the healthy federation: its report (RTO, lowest Ready, failback time, the
+FederatedCluster taint as mechanism, cluster-b's pods replaced), the policy, placement and clusters as found,
+and drift.yml exits 0 after it.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from pathlib import Path
 import pytest
 from tests.integration.conftest import stack_cli, wait_for
 from tests.integration.failover_support import TASK, failover, passes_until
+from tests.integration.playbook_runner import run_playbook
 # The fixture (host and members) of the stack test: imported so pytest uses it here.
 from tests.integration.test_stack_kubeadmiral import kubeadmiral  # noqa: F401 pylint: disable=unused-import
 
@@ -92,3 +96,30 @@ def test_a_lost_member_is_evacuated_by_its_taint_and_failed_back(stack, web):
     assert [row["member"] for row in back[-1].result(TASK, "kubeadmiral")["failed_back"]] == ["cluster-b"]
     wait_for(lambda: ready(members["cluster-b"]) == 2, "web at 2 Ready in cluster-b again", timeout=180)
     assert ready(members["cluster-a"]) == 2
+
+
+def test_a_drill_evacuates_by_the_taint_reports_and_leaves_the_federation_as_found(stack, web, tmp_path):
+    host, members = web
+    inventory = Path(stack.env["MCF_KUBEADMIRAL_INVENTORY"])
+    policy = host.get("propagationpolicies.core.kubeadmiral.io", POLICY, "-n", NAMESPACE)["spec"]
+    pods = members["cluster-b"].kubectl("get", "pods", "-n", NAMESPACE, "-o", "name").stdout.split()
+    assert len(pods) == 2, pods
+    drill = failover(stack, dict(FAST, failover_drill="cluster-b", failover_drill_confirm=True,
+                                 failover_report_dir=str(tmp_path)), inventory=inventory)
+    report = json.loads((tmp_path / "failover-drill-cluster-b.json").read_text())
+    assert report["member"] == "cluster-b" and report["rto_seconds"] > 0 and report["failback_seconds"] > 0, report
+    assert "FederatedCluster" in report["mechanism"], report
+    # Duplicated: cluster-a ran its 2 throughout.
+    assert report["lowest_ready"][f"Deployment {NAMESPACE}/{NAME}"] >= 2, report
+    assert sorted(report["replaced_pods"][NAMESPACE]) == sorted(p.split("/", 1)[1] for p in pods), report
+    assert "RTO" in (tmp_path / "failover-drill-cluster-b.md").read_text()
+    assert drill.changed > 0
+    # As found: both members placed and running 2, the policy and the FederatedClusters' taints untouched
+    # (the fixture's teardown reads the taints).
+    assert placed(host) == ["cluster-a", "cluster-b"]
+    assert host.get("propagationpolicies.core.kubeadmiral.io", POLICY, "-n", NAMESPACE)["spec"] == policy
+    wait_for(lambda: ready(members["cluster-b"]) == 2, "web at 2 Ready in cluster-b after the drill", timeout=180)
+    assert ready(members["cluster-a"]) == 2
+    drift = run_playbook("playbooks/drift.yml", inventory, env=stack.env, expect_failure=None,
+                         extra_vars={"drift_report_dir": str(tmp_path / "drift")})
+    assert drift.returncode == 0, drift.describe()
