@@ -134,7 +134,7 @@ $(VENV_OLDEST_STAMP): tests/unit/requirements-oldest.txt tests/unit/requirements
 units-oldest: collection $(VENV_OLDEST_STAMP) ## pytest of tests/unit on the oldest supported ansible-core
 	PYTHONPATH=$(BUILD) $(VENV_OLDEST)/bin/python -m pytest -p no:cacheprovider --import-mode=importlib -q tests/unit
 
-integration: collection stack-build stack-up ## integration tests against the local stack, then the Molecule scenario
+integration: collection stack-build stack-up $(VENV_OLDEST_STAMP) ## integration tests against the local stack (some runs on the oldest ansible-core), then Molecule
 	$(PY) -m pytest -q --durations=25 tests/integration tests/stack/tests
 	$(MAKE) molecule
 

@@ -19,14 +19,14 @@ from tests.integration.playbook_runner import PlaybookRecordError, PlaybookRun, 
 
 def playbook(env: dict, name: str, extra_vars: dict | None = None, check: bool = False, diff: bool = False,
              extra_inventory: dict | None = None, limit: str | None = None, timeout: float = 1200,
-             inventory: str | Path | None = None, verbosity: int = 0, on_line=None) -> PlaybookRun:
+             inventory: str | Path | None = None, verbosity: int = 0, on_line=None, core: Path | None = None) -> PlaybookRun:
     """Run playbooks/<name> against the stack's inventory (``inventory``: another one the stack wrote, e.g.
     its KubeAdmiral federation's), plus an optional inventory overlay. The tests judge the exit code
-    themselves; a run without a readable recap raises. on_line: as run_playbook's."""
+    themselves; a run without a readable recap raises. on_line, core: as run_playbook's."""
     overlay = [extra_inventory] if extra_inventory else []
     return run_playbook(Path("playbooks") / name, [inventory or stack_inventory(env), *overlay], env=env,
                         extra_vars=extra_vars, check=check, diff=diff, limit=limit, verbosity=verbosity,
-                        expect_failure=None, timeout=timeout, on_line=on_line)
+                        expect_failure=None, timeout=timeout, on_line=on_line, core=core)
 
 
 def kubeadmiral_playbook(env: dict, name: str, extra_vars: dict | None = None, **options) -> PlaybookRun:

@@ -37,6 +37,9 @@ PROFILE_PATH_VARIABLE = "MCF_TASK_PROFILE"
 # goes, for the durations table's longest tests.
 TIMING_LOG_VARIABLE = "MCF_PLAYBOOK_TIMING_LOG"
 # How much of the output a failure message carries (the end of a run says what went wrong).
+# The oldest ansible-core the collection supports (meta/runtime.yml), in its own venv (the Makefile's
+# .venv-oldest, tests/unit/requirements-oldest.txt): run_playbook(core=OLDEST_CORE) runs a playbook on it.
+OLDEST_CORE = REPO_ROOT / ".venv-oldest" / "bin"
 STDOUT_TAIL = 6000
 STDERR_TAIL = 3000
 
@@ -173,7 +176,7 @@ def stack_inventory(env: dict) -> Path:
     return Path(env.get("MCF_STACK_INVENTORY") or LOCAL_INVENTORY)
 
 
-def ansible_env(env: dict, record: Path, profile: Path | None = None) -> dict:
+def ansible_env(env: dict, record: Path, profile: Path | None = None, core: Path | None = None) -> dict:
     run_env = dict(env)
     callbacks = [RECORD_CALLBACK, PROFILE_CALLBACK] if profile else [RECORD_CALLBACK]
     run_env.update({
@@ -186,8 +189,8 @@ def ansible_env(env: dict, record: Path, profile: Path | None = None) -> dict:
         "ANSIBLE_FORCE_COLOR": "0",
         "ANSIBLE_NOCOLOR": "1",
         "ANSIBLE_RETRY_FILES_ENABLED": "0",
-        # ansible-playbook and the modules it runs locally use this venv (the kubernetes client).
-        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', os.environ.get('PATH', ''))}",
+        # ansible-playbook and the modules it runs locally use this venv (the kubernetes client), or ``core``'s.
+        "PATH": f"{core or Path(sys.executable).parent}{os.pathsep}{env.get('PATH', os.environ.get('PATH', ''))}",
     })
     if profile:
         run_env[PROFILE_PATH_VARIABLE] = str(profile)
@@ -214,7 +217,8 @@ def run_playbook(playbook: str | Path, inventory: Inventory | Sequence[Inventory
                  extra_vars: dict | None = None, check: bool = False, diff: bool = False, verbosity: int = 0,
                  limit: str | None = None, tags: Sequence[str] = (), skip_tags: Sequence[str] = (),
                  args: Sequence[str] = (), expect_failure: bool | None = False, timeout: float = 1200,
-                 profile: Path | None = None, on_line: Callable[[str, subprocess.Popen], None] | None = None) -> PlaybookRun:
+                 profile: Path | None = None, on_line: Callable[[str, subprocess.Popen], None] | None = None,
+                 core: Path | None = None) -> PlaybookRun:
     """Run a playbook (a path relative to the checkout, or absolute) and read its recap.
 
     inventory: a path, an inventory as a dict (written to a file), or a list of them layered in
@@ -225,13 +229,18 @@ def run_playbook(playbook: str | Path, inventory: Inventory | Sequence[Inventory
     task's start and end per host (the benchmark's profile); none when None. Raises
     PlaybookRecordError when the recap cannot be read, whatever the exit code. on_line: called with each
     line of stdout as the run prints it, and the running process (a test that starts or stops something
-    when the run reaches a task).
+    when the run reaches a task). core: the bin directory of the venv whose ansible-playbook runs it (and
+    whose Python runs the modules): this venv's when None, OLDEST_CORE for the oldest supported ansible-core.
     """
     ensure_collection()
+    core = core or Path(sys.executable).parent
+    if not (core / "ansible-playbook").exists():
+        raise AssertionError(f"no ansible-playbook in {core}" + (": make integration builds .venv-oldest first"
+                                                                 if core == OLDEST_CORE else ""))
     layers = list(inventory) if isinstance(inventory, (list, tuple)) else [inventory]
     with tempfile.TemporaryDirectory(prefix="mcf-playbook-") as tmp:
         workdir = Path(tmp)
-        argv = [str(Path(sys.executable).parent / "ansible-playbook")]
+        argv = [str(core / "ansible-playbook")]
         for index, layer in enumerate(layers):
             if isinstance(layer, dict):
                 path = workdir / f"inventory-{index}.yml"
@@ -253,7 +262,7 @@ def run_playbook(playbook: str | Path, inventory: Inventory | Sequence[Inventory
         # check=False: the exit code is judged below, or by the caller, with the whole run in hand.
         if profile is None and os.environ.get(TIMING_LOG_VARIABLE):
             profile = workdir / "profile.json"
-        run_env = ansible_env(env if env is not None else dict(os.environ), record, profile)
+        run_env = ansible_env(env if env is not None else dict(os.environ), record, profile, core)
         if on_line is None:
             proc = subprocess.run(argv, cwd=REPO_ROOT, env=run_env, capture_output=True, text=True, timeout=timeout,
                                   check=False)
