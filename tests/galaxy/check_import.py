@@ -16,6 +16,7 @@ an import worker) with tests/galaxy/galaxy-importer.cfg, and fails when
   documentation that differs from what ansible-doc gives for it with kubernetes.core installed (the reference:
   ``--reference-ansible-doc`` with ``--reference-collections-path``, i.e. .venv's ansible-doc on .build);
 - a role has no README or no description;
+- a page of docs/ is not rendered (Galaxy shows docs/*.md beside the README);
 - flake8, with the options of the importer's own (off by default) flake8 step, finds an error in the tarball's
   Python files (W503/W504, the pair pycodestyle leaves off by default, excepted).
 
@@ -156,6 +157,17 @@ def check_roles(result, problems):
     return len(roles)
 
 
+def check_docs_pages(result, tree, problems):
+    """Every docs/*.md of the tarball rendered, as Galaxy shows them beside the README."""
+    docs = os.path.join(tree, "docs")
+    shipped = sorted(name for name in os.listdir(docs) if name.endswith(".md")) if os.path.isdir(docs) else []
+    rendered = sorted(os.path.basename(page["name"]) for page in result["docs_blob"].get("documentation_files") or []
+                      if page.get("html"))
+    if rendered != shipped:
+        problems.append("docs/ pages rendered: %s; in the tarball: %s" % (rendered, shipped))
+    return len(rendered)
+
+
 def check_log(log, tree, collection, problems, accepted):
     for line in log.splitlines():
         if line.startswith("ERROR:"):
@@ -218,7 +230,7 @@ def main(argv=None):
         if returncode != 0 or result is None:
             problems.append("galaxy-importer failed (exit code %s)" % returncode)
         check_log(log, tree, collection, problems, accepted)
-        loaded, roles = {}, 0
+        loaded, roles, docs_pages = {}, 0, 0
         if result is not None:
             names = reference_names(args.reference_ansible_doc, args.reference_collections_path, collection)
             reference = reference_docs(args.reference_ansible_doc, args.reference_collections_path, names)
@@ -226,12 +238,14 @@ def main(argv=None):
             roles = check_roles(result, problems)
             if not (result["docs_blob"].get("collection_readme") or {}).get("html"):
                 problems.append("the collection's README was not rendered")
+            docs_pages = check_docs_pages(result, tree, problems)
         checked = flake8(tree, problems)
 
     print("\n== galaxy-import: %s %s (%d bytes), importer %.0fs ==" % (collection, info["version"],
                                                                        os.path.getsize(args.tarball), seconds))
-    print("documentation loaded: %s; roles with a README: %d; flake8: %d Python files"
-          % (", ".join("%d %s" % (count, kind) for kind, count in sorted(loaded.items())) or "none", roles, checked))
+    print("documentation loaded: %s; roles with a README: %d; docs/ pages rendered: %d; flake8: %d Python files"
+          % (", ".join("%d %s" % (count, kind) for kind, count in sorted(loaded.items())) or "none", roles, docs_pages,
+             checked))
     if accepted:
         print("accepted (where Galaxy imports, ansible-lint cannot find a playbook of the collection by its FQCN; not failed):")
         for line in accepted:

@@ -24,7 +24,7 @@ SIZE_BUDGET = 1024 * 1024
 # Everything the tarball may hold at its top level; a new top-level file or directory is added here on purpose.
 TOP_LEVEL = {
     "MANIFEST.json", "FILES.json", "README.md", "COPYING", "CHANGELOG.rst", "site.yml",
-    "meta", "plugins", "roles", "playbooks", "inventories", "extensions", "changelogs", "awx",
+    "meta", "plugins", "roles", "playbooks", "inventories", "extensions", "changelogs", "awx", "docs",
 }
 # The development harness and what the checkout generates; none of it may ship.
 NOT_SHIPPED = (
@@ -71,6 +71,9 @@ def test_tarball_has_what_users_need(tarball, names):
     for needed in ("COPYING", "README.md", "meta/runtime.yml", "meta/execution-environment.yml",
                    "meta/ee-requirements.txt", "changelogs/changelog.yaml", "CHANGELOG.rst"):
         assert needed in names, "%s is missing" % needed
+    # The README links the documentation pages (docs/*.md, which Galaxy shows beside the README): all of them ship.
+    docs = sorted("docs/%s" % path.name for path in (ROOT / "docs").glob("*.md"))
+    assert docs and sorted(name for name in names if name.startswith("docs/") and name.endswith(".md")) == docs
     roles = sorted({name.split("/")[1] for name in names if name.startswith("roles/") and name.count("/") >= 2})
     assert roles == sorted(path.name for path in (ROOT / "roles").iterdir() if (path / "tasks").is_dir())
     for role in roles:
