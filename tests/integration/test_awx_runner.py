@@ -59,7 +59,7 @@ def digest(path: Path) -> str:
 
 @pytest.fixture(scope="module")
 def merged_kubeconfig(stack, tmp_path_factory) -> str:
-    """What the credential holds: the kubeconfig step's merged file (the README's way to make it)."""
+    """What the credential holds: the kubeconfig step's merged file (docs/awx.md's way to make it)."""
     path = tmp_path_factory.mktemp("awx-credential") / "merged.kubeconfig"
     run_playbook("playbooks/kubeconfig.yml", stack_inventory(stack.env), env=stack.env,
                  extra_vars={"kubeconfig_merged_path": str(path)}, timeout=600)

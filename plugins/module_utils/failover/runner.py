@@ -254,7 +254,7 @@ class Failover(object):
             # (its taint manager judges one cluster at a time); failover.yml records nothing, as with any method.
             notes.append("no member is Ready: Karmada's taint manager evicts every member it sees lost, one at a time, "
                          "so no binding keeps a cluster and the copies are removed as each member answers again "
-                         "(the README's disaster-recovery section: failover_method taint holds in this case)")
+                         "(docs/disaster-recovery.md: failover_method taint holds in this case)")
             return rows, notes, states
         for state in states:
             name = state["name"]
