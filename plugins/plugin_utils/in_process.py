@@ -244,7 +244,8 @@ class InProcessRun:
 
 
 class InProcessModuleAction(InProcessExecution, ActionBase):
-    """The action plugin of every module of this collection."""
+    """The action plugin of every module of this collection (plugins/action/cluster_info.py, linked under each
+    module's name); k8s, k8s_info and run_lock extend it or the mixin above."""
 
     _supports_check_mode = True
     _supports_async = True
