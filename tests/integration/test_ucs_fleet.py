@@ -6,7 +6,9 @@
 ansible-test's units environment cannot):
 from two CCE clusters UCS does not have to a fleet with its federation, the members' and the federation's
 kubeconfig files 0600 with the contexts site.yml selects (internal, external, federation); a second run and
-check mode make no write call; no key, secret or kubeconfig content in the output at -vvv.
+check mode make no write call; no key, secret or kubeconfig content in the output at -vvv. Then the same run with
+the local stack behind the endpoint (UCS and CCE answer with the stack's own addresses, CA and credentials, in
+their shapes): site.yml --check accepts the files ucs_fleet.yml wrote, every cluster reached through them.
 
 The CCE answers are test_cce_kubeconfig's (CCE's API reference example), the UCS ones endpoint.UcsPlay's."""
 
@@ -15,12 +17,13 @@ from __future__ import annotations
 import os
 import stat
 import subprocess
+from pathlib import Path
 import sys
 from collections import namedtuple
 
 import yaml
 
-from tests.integration.playbook_runner import REPO_ROOT
+from tests.integration.playbook_runner import REPO_ROOT, run_playbook, stack_inventory
 from tests.integration.secret_scan import assert_no_secret_printed
 
 # The collection as ansible-playbook finds it: the checkout through .build/ansible_collections (make collection).
@@ -129,3 +132,92 @@ def test_check_mode_makes_no_write_call(cloud, tmp_path):
     assert rc == 0, output
     assert cloud.writes() == [] and play.groups == {} and play.registered == {}
     assert not list(tmp_path.glob("*.kubeconfig"))
+
+
+def stack_member_answer(kubeconfig, external):
+    """CCE's answer to create_kubernetes_cluster_cert for a stack member (test_cce_kubeconfig.cert_answer's shape:
+    internalCluster, externalCluster without TLS verification and externalClusterTLSVerify, one user ``user``),
+    made of the member's kubeconfig from the stack: its two addresses, its CA, its client certificate."""
+    data = yaml.safe_load(kubeconfig.read_text())
+    by_access = dict((c["name"].rsplit("-", 1)[1], c["cluster"]) for c in data["clusters"])
+    internal, outside = by_access["internal"], by_access["external"]
+    ca = internal["certificate-authority-data"]
+    clusters = [{"name": "internalCluster", "cluster": {"server": internal["server"], "certificate-authority-data": ca}}]
+    contexts = [{"name": "internal", "context": {"cluster": "internalCluster", "user": "user"}}]
+    if external:
+        clusters += [{"name": "externalCluster", "cluster": {"server": outside["server"], "insecure-skip-tls-verify": True}},
+                     {"name": "externalClusterTLSVerify",
+                      "cluster": {"server": outside["server"], "certificate-authority-data": ca}}]
+        contexts += [{"name": "external", "context": {"cluster": "externalCluster", "user": "user"}},
+                     {"name": "externalTLSVerify", "context": {"cluster": "externalClusterTLSVerify", "user": "user"}}]
+    endpoints = [{"url": internal["server"], "type": "Internal"}] + (
+        [{"url": outside["server"], "type": "External"}] if external else [])
+    return ({"kind": "Config", "apiVersion": "v1", "preferences": {}, "clusters": clusters,
+             "users": [{"name": "user", "user": dict(data["users"][0]["user"])}],
+             "contexts": contexts, "current-context": "external" if external else "internal"},
+            {"url": endpoints})
+
+
+def stack_federation_answer(kubeconfig):
+    """UCS's answer to download_federation_kubeconfig: the stack's UCS-like endpoint (context ``federation``, its
+    token user), as UCS names it (its own context name; the module renames it ``federation``)."""
+    data = yaml.safe_load(kubeconfig.read_text())
+    context = next(c["context"] for c in data["contexts"] if c["name"] == "federation")
+    return {"kind": "Config", "apiVersion": "v1",
+            "clusters": [c for c in data["clusters"] if c["name"] == context["cluster"]],
+            "users": [u for u in data["users"] if u["name"] == context["user"]],
+            "contexts": [{"name": "karmada", "context": context}], "current-context": "karmada"}
+
+
+def test_site_yml_check_accepts_the_files_ucs_fleet_wrote_for_the_stack(stack, cloud, tmp_path):
+    """UCS and CCE play the stack's clusters: ucs_fleet.yml writes their kubeconfigs (test-ucs reached through its
+    external address), and site.yml --check runs on those files alone, each cluster through the context the
+    inventory names, every API and the members' readiness checked by its kubeconfig step."""
+    stack_hosts = yaml.safe_load(stack_inventory(stack.env).read_text())
+    groups = stack_hosts["all"]["children"]
+    (federation,) = groups["federation"]["hosts"]
+    ids = {"idc1": B, "test-ucs": A}
+    for name, uid in ids.items():
+        path = "/api/v3/projects/%s/clusters/%s" % (PROJECT, uid)
+        answer, endpoints = stack_member_answer(REPO_ROOT / ".stack" / "kubeconfigs" / ("%s.kubeconfig" % name),
+                                                external=name == "test-ucs")
+        cloud.route("GET", path, (200, {"kind": "Cluster", "apiVersion": "v3", "metadata": {"name": name, "uid": uid},
+                                        "spec": {"type": "VirtualMachine", "version": "v1.32"},
+                                        "status": {"phase": "Available", "endpoints": endpoints["url"]}}))
+        cloud.route("POST", path + "/clustercert", (201, answer))
+    federation_kubeconfig = Path(groups["federation"]["hosts"][federation]["cluster_kubeconfig"])
+    play = UcsPlay(cloud, DOMAIN, kubeconfig=lambda: stack_federation_answer(federation_kubeconfig))
+    for name, uid in ids.items():
+        play.add_cce(uid, name)
+    stack_hosts["all"]["vars"].update(
+        huaweicloud_region=REGION, huaweicloud_cce_endpoint=cloud.url, huaweicloud_ucs_endpoint=cloud.url,
+        huaweicloud_iam_endpoint=cloud.url, huaweicloud_ca_path=cloud.ca_path)
+    groups["federation"]["hosts"][federation].update(
+        cluster_kubeconfig=str(tmp_path / "federation.kubeconfig"), huaweicloud_ucs_fleet="multicloud-fleet",
+        huaweicloud_federation_project_id=PROJECT, huaweicloud_federation_vpc_id="11c9fe72-5a90-4295-bcfe-774726fb9066",
+        huaweicloud_federation_subnet_id="0de91d89-1e06-4e24-b371-35d5d3d3779b")
+    for name, uid in ids.items():
+        groups["members"]["hosts"][name].update(cluster_kubeconfig=str(tmp_path / ("%s.kubeconfig" % name)),
+                                                huaweicloud_cce_cluster_id=uid,
+                                                cluster_access="external" if name == "test-ucs" else "internal")
+    hosts = tmp_path / "hosts.yml"
+    hosts.write_text(yaml.safe_dump(stack_hosts))
+    rc, output, _command = playbook(str(hosts))
+    assert rc == 0, output
+    for name, context in ((federation, "federation"), ("idc1", "internal"), ("test-ucs", "external")):
+        path = tmp_path / ("%s.kubeconfig" % ("federation" if name == federation else name))
+        assert stat.S_IMODE(os.stat(str(path)).st_mode) == 0o600
+        assert yaml.safe_load(path.read_text())["current-context"] == context
+    checked = run_playbook("site.yml", hosts, env=stack.env, check=True, timeout=900)
+    assert checked.failed_hosts() == [], checked.describe()
+    # Each cluster reached through the file ucs_fleet.yml wrote, with the context the inventory names; the
+    # federation host's check listed both members Ready.
+    seen = dict((row.host, row.result) for row in checked.tasks
+                if row.task == "Check the kubeconfig, its context, its credential and the cluster behind it")
+    for name, context in ((federation, "federation"), ("idc1", "internal"), ("test-ucs", "external")):
+        path = tmp_path / ("%s.kubeconfig" % ("federation" if name == federation else name))
+        assert (seen[name]["src"], seen[name]["context"]) == (str(path), context), seen[name]
+        assert seen[name]["server_version"] is not None, seen[name]
+    assert seen["test-ucs"]["server"].startswith("https://127.0.0.2:"), seen["test-ucs"]
+    assert sorted((m["name"], m["ready"]) for m in seen[federation]["federation_members"]) == [
+        ("idc1", True), ("test-ucs", True)], seen[federation]
