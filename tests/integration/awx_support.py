@@ -25,6 +25,7 @@ kubernetes.core from .build, helm and helm-diff from the stack's environment.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import stat
@@ -37,7 +38,7 @@ import ansible_runner
 import yaml
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
-from tests.integration.playbook_runner import BUILD, REPO_ROOT, STDOUT_TAIL, PlaybookRecordError
+from tests.integration.playbook_runner import BUILD, REPO_ROOT, STDOUT_TAIL, PlaybookRecordError, run_playbook, stack_inventory
 
 AWX_DIR = REPO_ROOT / "awx"
 AWX_INVENTORY_WIRING = REPO_ROOT / "inventories" / "awx" / "group_vars" / "all" / "awx.yml"
@@ -221,3 +222,45 @@ def run_job(playbook: str, inventory: dict, credential: InjectedCredential | lis
     stdout = runner.stdout.read() if runner.stdout else ""
     return RunnerJob(status=runner.status, rc=runner.rc, stdout=stdout, events=list(runner.events), playbook=playbook,
                      verbosity=verbosity)
+
+
+SITE_TEMPLATE = "multicloud.federation site"
+DRIFT_TEMPLATE = "multicloud.federation drift"
+PREFLIGHT_TEMPLATE = "multicloud.federation preflight"
+# A dummy pair: nothing on the stack calls Huawei Cloud; the secret must still never be printed.
+HUAWEI_KEYS = {"access_key": "AKDUMMYSTACK0000000001", "secret_key": "SKdummy-stack-secret-7f3a9c21e4b85d06"}
+
+
+def digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def merged_kubeconfig_of(env: dict, directory: Path) -> str:
+    """What the fleet kubeconfig credential holds: the kubeconfig step's merged file (the way docs/awx.md makes
+    it), made from the stack's inventory in ``directory``. Every cluster must answer (the step checks each API)."""
+    path = directory / "merged.kubeconfig"
+    run_playbook("playbooks/kubeconfig.yml", stack_inventory(env), env=env,
+                 extra_vars={"kubeconfig_merged_path": str(path)}, timeout=600)
+    return path.read_text()
+
+
+def launch(template_name: str, inventory: dict, merged_kubeconfig: str, private_data_dir: Path, env: dict,
+           verbosity: int = 0, **extra_vars):
+    """A job of the template as AWX launches it: its own private data directory and injected credentials
+    (the kubeconfig one is returned, with its file's digest before the job)."""
+    template = job_template(template_name)
+    credential = inject_credential(credential_type(), {"kubeconfig": merged_kubeconfig}, private_data_dir)
+    credentials = [credential]
+    if len(template["credentials"]) > 1:
+        assert template["credentials"][1] == HUAWEI_CREDENTIAL_TYPE, template["credentials"]
+        credentials.append(inject_credential(credential_type(HUAWEI_CREDENTIAL_TYPE), HUAWEI_KEYS, private_data_dir))
+    before = digest(credential.files["template.kubeconfig"])
+    job = run_job(template["playbook"], inventory, credentials, {**launch_extra_vars(template), **extra_vars},
+                  private_data_dir, env=env, verbosity=verbosity)
+    return job, credential, before
+
+
+def lease_holder(stack) -> str | None:
+    """Who holds the runs' lock on the stack's Karmada control plane (None: free)."""
+    lease = stack.karmada().get("lease", "multicloud-federation-run", "-n", "kube-system")
+    return lease.get("spec", {}).get("holderIdentity")

@@ -17,7 +17,8 @@ replicas, idc1 weight 1 -> 2, test-ucs weight 2 -> 4), leaving it converged for 
   and site.yml only writes verify's report again;
 - a drill of test-ucs on the healthy federation: RTO, lowest Ready, failback time and replaced pods
   reported (Markdown, JSON, set_stats), and drift.yml exits 0 after it;
-- both members lost at once: nothing is evacuated, and when they return no replica was lost;
+- both members lost at once: nothing is evacuated, AWX's preflight job fails naming them, and when they
+  return no replica was lost;
 - failover_method engine: Karmada's own ClusterTaintPolicy and taint manager move the share with no
   command run; failover.yml records the eviction and fails test-ucs back;
 - ansible-rulebook with the collection's rulebook (extensions/eda), started before the loss on an
@@ -43,6 +44,7 @@ import pytest
 import yaml
 from conftest import REPO_ROOT, stack_cli, wait_for
 from tests.integration.failover_support import NAME, NAMESPACE, TASK, Watch, binding_split, karmada_ready, passes_until, ready
+from tests.integration.awx_support import PREFLIGHT_TEMPLATE, awx_inventory, launch, lease_holder, merged_kubeconfig_of
 from tests.integration.failover_support import failover as run_failover
 from tests.integration.playbook_runner import run_playbook, stack_inventory
 
@@ -236,7 +238,11 @@ def test_a_drill_reports_and_leaves_the_federation_as_found(stack, healthy, tmp_
     assert drift.returncode == 0, drift.describe()
 
 
-def test_every_member_lost_at_once_evacuates_nothing_and_loses_no_replica(stack, healthy):
+def test_every_member_lost_at_once_evacuates_nothing_and_loses_no_replica(stack, healthy, tmp_path):
+    """Also the AWX drift workflow's preflight job (through ansible-runner, as AWX runs it) with members lost and
+    not evacuated: it fails, naming them, and leaves the runs' lock free (one loss serves both)."""
+    inventory = awx_inventory(yaml.safe_load(stack_inventory(stack.env).read_text()))
+    merged = merged_kubeconfig_of(stack.env, tmp_path)
     stack_cli("lose", "idc1")
     stack_cli("lose", "test-ucs")
     wait_for(lambda: karmada_ready(stack, "idc1") != "True" and karmada_ready(stack, "test-ucs") != "True",
@@ -246,6 +252,13 @@ def test_every_member_lost_at_once_evacuates_nothing_and_loses_no_replica(stack,
     result = run.result(TASK, "karmada")
     assert result["evacuations"] == [] and sorted(result["plan"]["held"]) == ["idc1", "test-ucs"], run.describe()
     assert run.changed == 0
+    (tmp_path / "preflight").mkdir()
+    job, _credential, _before = launch(PREFLIGHT_TEMPLATE, inventory, merged, tmp_path / "preflight", stack.env)
+    assert job.status == "failed" and job.rc != 0, job.describe()
+    # The lost members' own APIs, and the control plane's view of them.
+    assert {"idc1", "test-ucs"} <= set(job.failed_hosts()), job.describe()
+    assert "test-ucs" in job.messages() and "idc1" in job.messages(), job.describe()
+    assert not lease_holder(stack)
     stack_cli("restore", "idc1")
     stack_cli("restore", "test-ucs")
     wait_for(lambda: karmada_ready(stack, "idc1") == karmada_ready(stack, "test-ucs") == "True",
