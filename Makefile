@@ -70,8 +70,10 @@ $(VENV_STAMP): requirements.txt
 # `ansible` bundle in the venv (ansible-test only looks for dependencies in the same root).
 collection: venv ## make multicloud.federation (and kubernetes.core) resolvable under .build/
 	@mkdir -p $(BUILD)/ansible_collections/multicloud $(BUILD)/ansible_collections/kubernetes
-	@ln -sfn $(ROOT) $(COLLECTION)
-	@ln -sfn "$(KUBERNETES_CORE)" $(BUILD)/ansible_collections/kubernetes/core
+	@# Only when missing or stale: make test's two check chains may both pass here at once.
+	@[ "$$(readlink $(COLLECTION))" = "$(ROOT)" ] || ln -sfn $(ROOT) $(COLLECTION)
+	@core="$(KUBERNETES_CORE)"; [ "$$(readlink $(BUILD)/ansible_collections/kubernetes/core)" = "$$core" ] \
+	  || ln -sfn "$$core" $(BUILD)/ansible_collections/kubernetes/core
 	@test -f $(COLLECTION)/galaxy.yml && test -f $(BUILD)/ansible_collections/kubernetes/core/MANIFEST.json
 
 # The copy ansible-test runs in; refreshed on every use so it matches the working tree.
@@ -197,12 +199,22 @@ galaxy-import: dist $(GALAXY_VENV_STAMP) ## galaxy-importer on the dist tarball;
 	  --reference-ansible-doc $(VENV)/bin/ansible-doc --reference-collections-path $(BUILD)
 
 test: ## lint, sanity, units, integration (what .ci/run runs)
-	$(MAKE) lint
-	$(MAKE) galaxy-import
+	@# The venvs first (side by side: each its own directory); then the checks in two chains that share no files, side by side
+	@# (ansible-test's in the test tree; lint, the tarball and the oldest core's units in the checkout),
+	@# each chain's output printed whole when it ends; make stops after both if either fails.
+	$(MAKE) --output-sync=recurse -j3 collection $(VENV_OLDEST_STAMP) $(GALAXY_VENV_STAMP)
+	$(MAKE) --output-sync=recurse -j2 checks-tree checks-checkout
+	$(MAKE) integration
+
+.PHONY: checks-tree checks-checkout
+checks-tree:
 	$(MAKE) sanity
 	$(MAKE) units
+
+checks-checkout:
+	$(MAKE) lint
+	$(MAKE) galaxy-import
 	$(MAKE) units-oldest
-	$(MAKE) integration
 
 demo: collection stack-build stack-up ## start the local stack, run site.yml against it, print the verification
 	@# The stack's environment puts its helm (with the helm-diff plugin) and kubectl on PATH, as a
