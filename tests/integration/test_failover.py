@@ -17,6 +17,8 @@ replicas, idc1 weight 1 -> 2, test-ucs weight 2 -> 4), leaving it converged for 
   and site.yml only writes verify's report again;
 - a drill of test-ucs on the healthy federation: RTO, lowest Ready, failback time and replaced pods
   reported (Markdown, JSON, set_stats), and drift.yml exits 0 after it;
+- a policy left between a failback's two stages: drift reports it and its remediation leaves it, failover.yml
+  finishes it;
 - both members lost at once: nothing is evacuated, AWX's preflight job fails naming them, and when they
   return no replica was lost;
 - failover_method engine: Karmada's own ClusterTaintPolicy and taint manager move the share with no
@@ -265,6 +267,46 @@ def test_every_member_lost_at_once_evacuates_nothing_and_loses_no_replica(stack,
              "both members Ready in Karmada", timeout=240)
     assert binding_split(stack) == {"idc1": 2, "test-ucs": 4}
     wait_for(lambda: ready(stack, "idc1") == 2 and ready(stack, "test-ucs") == 4, "2 and 4 Ready again", timeout=180)
+
+
+FAILBACK_ANNOTATION = "multicloud.federation/staged-replica-scheduling"
+
+
+def test_a_policy_left_mid_failback_is_drift_the_step_leaves_and_failover_yml_finishes(stack, healthy, tmp_path):
+    """What a failover.yml killed between a failback's two stages leaves (the Karmada engine's surge_placement
+    patch, made here by hand): the policy Duplicated, its own scheduling and field owners in the annotation.
+    drift.yml -e remediate=true reports it, naming failover.yml, and its remediation leaves it as it is (applying
+    the weights now would divide the replicas at once); failover.yml's next pass finishes the failback."""
+    karmada = stack.karmada()
+    policy = karmada.get("propagationpolicies.policy.karmada.io", NAME, "-n", NAMESPACE, "--show-managed-fields")
+    scheduling = policy["spec"]["placement"]["replicaScheduling"]
+    saved = json.dumps({"replicaScheduling": scheduling, "managedFields": policy["metadata"]["managedFields"]},
+                       sort_keys=True)
+    karmada.kubectl("patch", "propagationpolicies.policy.karmada.io", NAME, "-n", NAMESPACE, "--type=merge", "-p",
+                    json.dumps({"metadata": {"annotations": {FAILBACK_ANNOTATION: saved}},
+                                "spec": {"placement": {"replicaScheduling": {
+                                    "replicaSchedulingType": "Duplicated", "replicaDivisionPreference": None,
+                                    "weightPreference": None}}}}))
+    reports = tmp_path / "drift"
+    drift = run_playbook("playbooks/drift.yml", stack_inventory(stack.env), env=stack.env, expect_failure=True,
+                         extra_vars={"drift_report_dir": str(reports), "remediate": True,
+                                     "drift_steps": ["propagation_policy"]})
+    # Found before the remediation, and still there after it (the recheck): the step did not touch it.
+    for phase in ("evaluate", "recheck"):
+        rows = json.loads((reports / f"drift-{phase}.json").read_text())["rows"]
+        assert [(r["object"], r["field"], r["actual"]) for r in rows] == [
+            (f"PropagationPolicy {NAMESPACE}/{NAME}", f"metadata.annotations.{FAILBACK_ANNOTATION}", saved)], rows
+        assert "failover.yml" in rows[0]["note"]
+    # The remediation left it as it is.
+    left = karmada.get("propagationpolicies.policy.karmada.io", NAME, "-n", NAMESPACE)
+    assert left["spec"]["placement"]["replicaScheduling"]["replicaSchedulingType"] == "Duplicated", drift.describe()
+    assert left["metadata"]["annotations"][FAILBACK_ANNOTATION] == saved
+    run = failover(stack)
+    assert any("an interrupted failback finished" in note for note in run.result(TASK, "karmada")["notes"]), run.describe()
+    settled = karmada.get("propagationpolicies.policy.karmada.io", NAME, "-n", NAMESPACE)
+    assert settled["spec"]["placement"]["replicaScheduling"] == scheduling
+    assert FAILBACK_ANNOTATION not in (settled["metadata"].get("annotations") or {})
+    wait_for(lambda: binding_split(stack) == {"idc1": 2, "test-ucs": 4}, "the split by the weights again", timeout=120)
 
 
 # failover_method placement: for control planes where no taint acts; failover.yml rewrites the placement itself.

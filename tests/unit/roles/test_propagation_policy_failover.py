@@ -9,6 +9,7 @@ import pytest
 import yaml
 
 from ansible_collections.multicloud.federation.plugins.module_utils.failover import decision as d
+from ansible_collections.multicloud.federation.plugins.module_utils.karmada_engine import FAILBACK_ANNOTATION
 from ansible_collections.multicloud.federation.plugins.module_utils.karmada_placement import withdrawn_placement
 from ansible_collections.multicloud.federation.plugins.module_utils.united_deployment_application import (
     applications,
@@ -67,3 +68,12 @@ def test_placement_members_taken_out_stay_out_as_failover_yml_left_them_and_held
     assert policy["spec"]["placement"] == withdrawn_placement(whole["spec"]["placement"], ["test-ucs"])
     held = propagation_policy(entry(failover=False), failover=withdrawn)
     assert held["spec"]["placement"]["clusterAffinity"] == {"clusterNames": ["idc1", "test-ucs"]}
+
+
+def test_the_role_and_drift_know_the_annotation_of_a_policy_failover_yml_is_failing_back():
+    """The step leaves a policy with failover.yml's staging annotation as it is, and drift reports it: both read
+    the annotation the Karmada engine writes."""
+    assert VARS["__propagation_policy_failback_annotation"] == FAILBACK_ANNOTATION
+    steps = yaml.safe_load((ROOT / "roles" / "drift" / "vars" / "main.yml").read_text())["__drift_runbook_steps"]
+    (step,) = [s for s in steps if s["step"] == "propagation_policy"]
+    assert [e["annotated"] for e in step["results"] if e.get("annotated")] == [FAILBACK_ANNOTATION]

@@ -217,3 +217,24 @@ def test_one_definition_in_a_k8s_run_is_the_plain_result():
     registered = apply_result(weights(3, 2), weights(1, 2))
     assert [r["object"] for r in result_rows("karmada", "propagation_policy", "PropagationPolicy", registered)] == [
         "PropagationPolicy default/demo"]
+
+
+def test_a_policy_failover_yml_is_failing_back_is_a_row_naming_who_finishes_it():
+    """The propagation_policy step reads the policies and leaves one that carries failover.yml's staging annotation
+    as it is: drift reports it, from the read, with the note of the drift table's entry."""
+    annotation = "multicloud.federation/staged-replica-scheduling"
+    staged = {"kind": "PropagationPolicy", "metadata": {"name": "demo", "namespace": "default",
+                                                        "annotations": {annotation: '{"replicaScheduling": {}}'}}}
+    other = {"kind": "PropagationPolicy", "metadata": {"name": "web", "namespace": "shop"}}
+    entry = {"task": "PropagationPolicy failover.yml is failing back", "annotated": annotation,
+             "note": "failover.yml finishes it"}
+    rows = step_rows("karmada", "propagation_policy", [entry], [{"changed": False, "resources": [staged, other]}])
+    assert [(r["object"], r["field"], r["desired"], r["actual"], r["note"]) for r in rows] == [
+        ("PropagationPolicy default/demo", "metadata.annotations." + annotation, None, '{"replicaScheduling": {}}',
+         "failover.yml finishes it")]
+    assert build_report(rows)["drift"] is True
+    # Nothing staged, a skipped read: no row; a failed read: the step could not tell.
+    assert step_rows("karmada", "propagation_policy", [entry], [{"resources": [other]}]) == []
+    assert step_rows("karmada", "propagation_policy", [entry], [{"skipped": True}]) == []
+    failed = step_rows("karmada", "propagation_policy", [entry], [{"failed": True, "msg": "forbidden"}])
+    assert [(r["field"], r["note"]) for r in failed] == [("(failed)", "forbidden")]
