@@ -9,6 +9,9 @@ MAKEFLAGS += --no-builtin-rules
 ROOT := $(abspath .)
 VENV := $(ROOT)/.venv
 VENV_STAMP := $(VENV)/.requirements.stamp
+# The oldest ansible-core meta/runtime.yml supports (tests/unit/requirements-oldest.txt), in a venv of its own.
+VENV_OLDEST := $(ROOT)/.venv-oldest
+VENV_OLDEST_STAMP := $(VENV_OLDEST)/.requirements.stamp
 PY := $(VENV)/bin/python
 BUILD := $(ROOT)/.build
 COLLECTION := $(BUILD)/ansible_collections/multicloud/federation
@@ -16,9 +19,14 @@ COLLECTION := $(BUILD)/ansible_collections/multicloud/federation
 # copy of the working tree's files (tracked and untracked, minus .gitignore'd) in its own root.
 TEST_ROOT := $(BUILD)/ansible-test/ansible_collections
 TEST_COLLECTION := $(TEST_ROOT)/multicloud/federation
+# `make sanity-oldest` has a copy of its own, so that it can run beside `make sanity` and `make units`.
+TEST_ROOT_OLDEST := $(BUILD)/ansible-test-oldest/ansible_collections
+TEST_COLLECTION_OLDEST := $(TEST_ROOT_OLDEST)/multicloud/federation
 KUBERNETES_CORE = $$($(PY) -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/ansible_collections/kubernetes/core
 # ansible-test runs one Python: the venv's (3.13 on the reference machine).
 TEST_PYTHON ?= 3.13
+# ansible-test 2.19 runs its controller on Python 3.11-3.13 (CONTROLLER_PYTHON_VERSIONS): 3.13 is .venv-oldest's.
+TEST_PYTHON_OLDEST ?= 3.13
 LOCAL_INVENTORY := inventories/local/hosts.yml
 
 # `multicloud.federation.*` resolves from .build; kubernetes.core from the `ansible` bundle in the venv.
@@ -26,7 +34,8 @@ export ANSIBLE_COLLECTIONS_PATH := $(BUILD)
 export ANSIBLE_CONFIG := $(ROOT)/ansible.cfg
 export PATH := $(VENV)/bin:$(PATH)
 
-.PHONY: help venv collection test-tree stack-build stack-up stack-down stack-status lint sanity units units-oldest \
+.PHONY: help venv collection test-tree test-tree-oldest stack-build stack-up stack-down stack-status lint sanity sanity-oldest \
+        units units-oldest \
         integration molecule bench ee-collection ee-context test demo clean
 
 help: ## list the targets
@@ -76,21 +85,32 @@ collection: venv ## make multicloud.federation (and kubernetes.core) resolvable 
 	  || ln -sfn "$$core" $(BUILD)/ansible_collections/kubernetes/core
 	@test -f $(COLLECTION)/galaxy.yml && test -f $(BUILD)/ansible_collections/kubernetes/core/MANIFEST.json
 
-# The copy ansible-test runs in; refreshed on every use so it matches the working tree.
+# The copy ansible-test runs in, $(1)/multicloud/federation with kubernetes.core beside it, refreshed on
+# every use so it matches the working tree. $(2): the Python of the ansible-test that runs in it, $(3): the
+# Python version it runs (they give the pip version whose bootstrap script ansible-test looks for).
+define test_tree
+@rm -rf $(1)/multicloud/federation && mkdir -p $(1)/multicloud/federation $(1)/kubernetes
+@ln -sfn "$(KUBERNETES_CORE)" $(1)/kubernetes/core
+@git ls-files -z --cached --others --exclude-standard \
+  | tar --null --files-from=- --ignore-failed-read -cf - | tar -C $(1)/multicloud/federation -xf -
+@# ansible-test lists files with git from the nearest .git upwards; without its own it would
+@# find the checkout's, where .build is ignored, and test nothing.
+@git -C $(1)/multicloud/federation init -q
+@# ansible-test downloads a pip bootstrap script from a host that is unreachable here unless
+@# it finds one in its cache: give it ours (.ci/get_pip_offline.py says how it works).
+@mkdir -p $(HOME)/.ansible/test/cache
+@cp .ci/get_pip_offline.py $(HOME)/.ansible/test/cache/get_pip_$$($(2) -c \
+  'from ansible_test._internal.python_requirements import get_venv_packages as g; \
+  print(g(type("P", (), {"version": "$(3)"})())["pip"].replace(".", "_"))').py
+endef
+
 test-tree: venv
-	@rm -rf $(TEST_COLLECTION) && mkdir -p $(TEST_COLLECTION) $(TEST_ROOT)/kubernetes
-	@ln -sfn "$(KUBERNETES_CORE)" $(TEST_ROOT)/kubernetes/core
-	@git ls-files -z --cached --others --exclude-standard \
-	  | tar --null --files-from=- --ignore-failed-read -cf - | tar -C $(TEST_COLLECTION) -xf -
-	@# ansible-test lists files with git from the nearest .git upwards; without its own it would
-	@# find the checkout's, where .build is ignored, and test nothing.
-	@git -C $(TEST_COLLECTION) init -q
-	@# ansible-test downloads a pip bootstrap script from a host that is unreachable here unless
-	@# it finds one in its cache: give it ours (.ci/get_pip_offline.py says how it works).
-	@mkdir -p $(HOME)/.ansible/test/cache
-	@cp .ci/get_pip_offline.py $(HOME)/.ansible/test/cache/get_pip_$$($(PY) -c \
-	  'from ansible_test._internal.python_requirements import get_venv_packages as g; \
-	  print(g(type("P", (), {"version": "$(TEST_PYTHON)"})())["pip"].replace(".", "_"))').py
+	$(call test_tree,$(TEST_ROOT),$(PY),$(TEST_PYTHON))
+
+# The same for the oldest ansible-core's ansible-test; kubernetes.core is the same one (.venv-oldest has
+# ansible-core only: `make units-oldest` and Molecule find kubernetes.core in .build too).
+test-tree-oldest: venv $(VENV_OLDEST_STAMP)
+	$(call test_tree,$(TEST_ROOT_OLDEST),$(VENV_OLDEST)/bin/python,$(TEST_PYTHON_OLDEST))
 
 # --- local stack (tests/stack, real upstream binaries as plain processes) ----------------------
 stack-build: ## build/cache the upstream binaries (python3 -m tests.stack build)
@@ -115,6 +135,11 @@ lint: collection ## ansible-lint (production profile) and the changelog fragment
 sanity: test-tree ## ansible-test sanity (Python $(TEST_PYTHON))
 	cd $(TEST_COLLECTION) && ansible-test sanity --venv --python $(TEST_PYTHON) --color no
 
+# The same on the oldest ansible-core (.venv-oldest's ansible-test, which reads tests/sanity/ignore-2.19.txt),
+# in its own copy: it can run at the same time as `make sanity` and `make units`.
+sanity-oldest: test-tree-oldest ## ansible-test sanity on the oldest supported ansible-core (.venv-oldest)
+	cd $(TEST_COLLECTION_OLDEST) && $(VENV_OLDEST)/bin/ansible-test sanity --venv --python $(TEST_PYTHON_OLDEST) --color no
+
 # ansible-test units runs tests/unit with tests/unit/requirements.txt in its own venv; the second
 # pass runs the same tests with the pinned .venv, i.e. the library versions users get from make venv,
 # in one process (tests/unit/conftest.py gives module tests a module process's warning state).
@@ -125,9 +150,6 @@ units: test-tree ## ansible-test units + pytest of tests/unit with the pinned .v
 
 # The oldest ansible-core meta/runtime.yml supports (tests/unit/requirements-oldest.txt): the same unit tests
 # in their own venv, with the collection and kubernetes.core (requires_ansible >= 2.16) from .build.
-VENV_OLDEST := $(ROOT)/.venv-oldest
-VENV_OLDEST_STAMP := $(VENV_OLDEST)/.requirements.stamp
-
 $(VENV_OLDEST_STAMP): tests/unit/requirements-oldest.txt tests/unit/requirements.txt
 	@$(find_python); [ -x $(VENV_OLDEST)/bin/python ] || "$$best" -m venv $(VENV_OLDEST)
 	cd tests/unit && $(VENV_OLDEST)/bin/python -m pip install --quiet --disable-pip-version-check -r requirements-oldest.txt

@@ -6,7 +6,8 @@
 ansible-test (--venv, and every sanity test venv) creates virtual environments without pip and
 runs a get-pip script fetched from a host that is not reachable here; when the script is already
 in ~/.ansible/test/cache/get_pip_<version>.py it uses that instead (ansible_test
-_util/target/setup/requirements.py, bootstrap()). `make test-tree` copies this file there.
+_util/target/setup/requirements.py, bootstrap()). `make test-tree` copies this file there, under
+the pip version its ansible-test pins (`make test-tree-oldest` for .venv-oldest's ansible-test 2.19: pip 24.2).
 
 It is run as __main__ with get-pip's command line (pip options and pinned packages, e.g.
 pip==25.2). Python's bundled ensurepip provides a first pip without network access; that pip then
