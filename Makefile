@@ -220,9 +220,10 @@ galaxy-import: dist $(GALAXY_VENV_STAMP) ## galaxy-importer on the dist tarball;
 	$(GALAXY_VENV)/bin/python tests/galaxy/check_import.py $(DIST)/*.tar.gz \
 	  --reference-ansible-doc $(VENV)/bin/ansible-doc --reference-collections-path $(BUILD)
 
-test: ## lint, sanity, units, integration (what .ci/run runs)
+test: ## lint, sanity and units (newest and oldest ansible-core), Galaxy import, integration (what .ci/run runs)
 	@# The venvs first (side by side: each its own directory); then the checks in two chains that share no files, side by side
-	@# (ansible-test's in the test tree; lint, the tarball and the oldest core's units in the checkout),
+	@# (ansible-test's in the test tree; lint, the tarball, the oldest core's units in the checkout, then the
+	@# oldest core's sanity in a test tree of its own),
 	@# each chain's output printed whole when it ends; make stops after both if either fails.
 	$(MAKE) --output-sync=recurse -j3 collection $(VENV_OLDEST_STAMP) $(GALAXY_VENV_STAMP)
 	$(MAKE) --output-sync=recurse -j2 checks-tree checks-checkout
@@ -237,6 +238,7 @@ checks-checkout:
 	$(MAKE) lint
 	$(MAKE) galaxy-import
 	$(MAKE) units-oldest
+	$(MAKE) sanity-oldest
 
 demo: collection stack-build stack-up ## start the local stack, run site.yml against it, print the verification
 	@# The stack's environment puts its helm (with the helm-diff plugin) and kubectl on PATH, as a
