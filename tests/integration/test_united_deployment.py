@@ -190,7 +190,7 @@ def test_a_member_that_came_back_leaves_a_stale_split_that_rebalance_puts_right(
     # runs the rebalance step for real, then verify, then evaluates again.
     reports = tmp_path / "drift"
     done = playbook(stack.env, "drift.yml", {"drift_report_dir": str(reports), "remediate": True,
-                                             "drift_steps": ["rebalance", "verify"], "verify_timeout": 60,
+                                             "drift_steps": ["rebalance", "verify"], "verify_timeout": 30,
                                              "verify_report_dir": str(tmp_path)})
     assert done.returncode == 0, done
     found = json.loads((reports / "drift-evaluate.json").read_text())
