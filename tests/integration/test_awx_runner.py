@@ -45,6 +45,7 @@ from tests.integration.awx_support import (
 from tests.integration.playbook_runner import PlaybookRecordError, stack_inventory
 from tests.integration.secret_scan import assert_no_secret_printed, stack_secrets
 
+
 @pytest.fixture(scope="module")
 def merged_kubeconfig(stack, tmp_path_factory) -> str:
     """What the credential holds: the kubeconfig step's merged file (the README's way to make it)."""
