@@ -14,7 +14,8 @@ short_description: Write a Huawei Cloud CCE cluster's kubeconfig, issued through
 version_added: 0.1.0
 description:
   - Reads the cluster (C(show_cluster)) and the kubeconfig at O(dest); when that file is missing, is not
-    this cluster's, lacks the C(external) context the cluster has an address for, or its client
+    this cluster's, lacks the context O(context) asks for, lacks the C(external) context the cluster has an
+    address for (unless O(context=internal), which such a file serves), or its client
     certificate expires within O(renew_before_days), asks CCE for a new one
     (C(create_kubernetes_cluster_cert), valid O(duration) days) and writes it to O(dest), mode C(0600)
     from its first byte. Otherwise nothing is called that writes, and nothing changes.
@@ -147,7 +148,7 @@ def run(module, client):
             "one), or use context internal from inside the VPC" % p["cluster_id"])
     existing = kc.load_installed(p["dest"])
     now = datetime.datetime.now(datetime.timezone.utc)
-    reason = "force" if p["force"] else ck.renewal_reason(existing, endpoints, now, p["renew_before_days"])
+    reason = "force" if p["force"] else ck.renewal_reason(existing, endpoints, now, p["renew_before_days"], p["context"])
     if existing is None and os.path.exists(p["dest"]) and not p["force"]:
         reason = "the file at dest is not a kubeconfig that can be read"
     if reason is None:

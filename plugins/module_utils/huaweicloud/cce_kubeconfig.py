@@ -136,13 +136,21 @@ def credential_kind(data):
     return "token" if found and found["kind"] == "token" else "client certificate"
 
 
-def renewal_reason(existing, endpoints, now, renew_before_days):
-    """Why the kubeconfig in place must be replaced, or None to keep it."""
+def renewal_reason(existing, endpoints, now, renew_before_days, context=None):
+    """Why the kubeconfig in place must be replaced, or None to keep it.
+
+    ``context`` is the one asked for (None: external when the cluster has an address for it, else internal). A
+    file without it is replaced; a file without the ``external`` context the cluster has an address for is
+    replaced too, unless ``internal`` is asked for, which such a file serves as it is (a file holding only the
+    context a host uses, as the AWX job's files taken from the merged kubeconfig do)."""
     if existing is None:
         return "no kubeconfig at the destination"
     if not servers(existing) or not servers(existing) <= set(endpoints.values()):
         return "the kubeconfig in place is not this cluster's (its servers are not the cluster's addresses)"
-    if "external" in endpoints and "external" not in _by_name(existing, "contexts"):
+    contexts = _by_name(existing, "contexts")
+    if context is not None and context not in contexts:
+        return "the kubeconfig in place has no context %s" % context
+    if context != "internal" and "external" in endpoints and "external" not in contexts:
         return "the cluster has an external address that the kubeconfig in place has no context for"
     expires = expiry(existing)
     if expires is None:

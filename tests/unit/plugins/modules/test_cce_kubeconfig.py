@@ -292,3 +292,40 @@ def test_a_file_whose_certificate_cannot_be_read_is_renewed(cloud, capsys, tmp_p
     assert result["reason"] == ("the kubeconfig in place has no expiry that can be read (a client certificate, or a "
                                 "token's exp claim)")
     assert result["previous_expires"] is None
+
+
+def only_context(answer, name):
+    """``answer`` reduced to its context ``name`` (with its cluster and user), as a host's file taken from a merged
+    kubeconfig holds it (the AWX ucs_fleet job's files)."""
+    (context,) = [c for c in answer["contexts"] if c["name"] == name]
+    return dict(answer, contexts=[context], clusters=[c for c in answer["clusters"] if c["name"] == context["context"]["cluster"]],
+                **{"current-context": name})
+
+
+def test_an_internal_file_of_a_cluster_with_an_external_address_is_kept_for_context_internal(cloud, capsys, tmp_path):
+    serve(cloud)
+    dest = tmp_path / "kubeconfig"
+    answer, _key = cert_answer(400)
+    dest.write_text(yaml.safe_dump(only_context(answer, "internal")))
+    before = dest.read_bytes()
+    result = run(capsys, cloud, dest, context="internal")
+    assert result["rc"] == 0, result
+    assert (result["changed"], result["renewed"], result["reason"]) == (False, False, "")
+    assert cloud.calls() == [("GET", CLUSTER_PATH)] and dest.read_bytes() == before
+    # Without a context asked for, the same file lacks the external context the cluster has an address for.
+    result = run(capsys, cloud, dest)
+    assert result["renewed"] is True
+    assert result["reason"] == "the cluster has an external address that the kubeconfig in place has no context for"
+
+
+def test_a_file_without_the_context_asked_for_is_renewed(cloud, capsys, tmp_path):
+    serve(cloud, external_address=False, external_in_answer=False)
+    dest = tmp_path / "kubeconfig"
+    answer, _key = cert_answer(400, external=False)
+    answer["contexts"][0]["name"] = "idc1"
+    answer["current-context"] = "idc1"
+    dest.write_text(yaml.safe_dump(answer))
+    result = run(capsys, cloud, dest, context="internal")
+    assert result["rc"] == 0 and result["renewed"] is True, result
+    assert result["reason"] == "the kubeconfig in place has no context internal"
+    assert yaml.safe_load(dest.read_text())["current-context"] == "internal"
