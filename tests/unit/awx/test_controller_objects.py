@@ -20,6 +20,9 @@ from pathlib import Path
 import yaml
 
 ROOT = Path(__file__).resolve().parents[3]
+# AWX's own (managed) credential types a credential of awx/controller.yml may be of: the controller's API
+# (ansible/awx 24.6.1 awx/main/models/credential/__init__.py, ManagedCredentialType namespace "controller").
+AWX_MANAGED_CREDENTIAL_TYPES = {"Red Hat Ansible Automation Platform"}
 
 
 class _AnsibleLoader(yaml.SafeLoader):
@@ -60,7 +63,7 @@ def test_every_reference_is_defined():
         assert template["execution_environment"] in names("controller_execution_environments")
         assert (ROOT / template["playbook"]).is_file()
     for credential in found["controller_credentials"]:
-        assert credential["credential_type"] in names("controller_credential_types")
+        assert credential["credential_type"] in names("controller_credential_types") | AWX_MANAGED_CREDENTIAL_TYPES
     for source in found["controller_inventory_sources"]:
         assert source["inventory"] in names("controller_inventories")
         assert source["source_project"] in names("controller_projects")
@@ -169,3 +172,40 @@ def test_the_verdict_passes_only_the_outcome_drift_yml_gives_for_drift():
     (play,) = load("awx/playbooks/drift_verdict.yml")
     (task,) = play["tasks"]
     assert task["ansible.builtin.assert"]["that"] == ["drift_outcome | default('') == 'drift'"]
+
+
+def test_the_ucs_fleet_job_renews_the_credential_the_other_jobs_use():
+    """The ucs fleet job carries the fleet kubeconfig credential of the site, drift, preflight and failover jobs
+    (it stores the kubeconfigs it renews there), the Huawei Cloud key, and the controller credential - of AWX's
+    own type, verifying TLS, its token from a vault variable - which no other job carries."""
+    templates = {template["name"]: template for template in objects()["controller_templates"]}
+    ucs_fleet = templates["multicloud.federation ucs fleet"]
+    assert ucs_fleet["playbook"] == "awx/playbooks/ucs_fleet.yml"
+    (kubeconfig,) = [name for name in ucs_fleet["credentials"]
+                     if named("controller_credentials", name)["credential_type"] == "multicloud.federation fleet kubeconfig"]
+    for name in ("site", "drift", "preflight", "failover"):
+        assert kubeconfig in templates["multicloud.federation " + name]["credentials"], name
+    (controller,) = [name for name in ucs_fleet["credentials"]
+                     if named("controller_credentials", name)["credential_type"] in AWX_MANAGED_CREDENTIAL_TYPES]
+    credential = named("controller_credentials", controller)
+    assert credential["inputs"] == {"host": "{{ federation_awx_controller_host }}",
+                                    "oauth_token": "{{ federation_awx_controller_token }}", "verify_ssl": True}
+    assert [name for name, template in templates.items() if controller in template["credentials"]] == [ucs_fleet["name"]]
+    # One credential of each type on a job (AWX refuses two of one type: awx/api/views JobTemplateCredentialsList).
+    types = [named("controller_credentials", name)["credential_type"] for name in ucs_fleet["credentials"]]
+    assert len(types) == len(set(types)) == 3
+
+
+def test_the_ucs_fleet_schedule_renews_before_the_kubeconfigs_expire():
+    """A weekly run: a kubeconfig is renewed once it expires within kubeconfig_expiry_warning_days (the kubeconfig
+    role's default, which ucs_fleet.yml passes as renew_before_days), so the schedule must come round several times
+    inside that window."""
+    (schedule,) = [entry for entry in objects()["controller_schedules"]
+                   if entry["unified_job_template"] == "multicloud.federation ucs fleet"]
+    assert schedule["enabled"] is True
+    rule = dict(part.split("=") for part in schedule["rrule"].split("RRULE:")[1].split(";"))
+    days = {"DAILY": 1, "WEEKLY": 7}[rule["FREQ"]] * int(rule.get("INTERVAL", "1"))
+    window = load("roles/kubeconfig/defaults/main.yml")["kubeconfig_expiry_warning_days"]
+    assert "renew_before_days: \"{{ kubeconfig_expiry_warning_days | default(30) }}\"" in (
+        ROOT / "playbooks" / "ucs_fleet.yml").read_text()
+    assert window >= 3 * days, (window, days)

@@ -51,6 +51,9 @@ PROJECT = "multicloud.federation"
 INVENTORY = "multicloud.federation fleet"
 KUBECONFIG_CREDENTIAL = "multicloud.federation fleet kubeconfig"
 HUAWEI_CREDENTIAL = "multicloud.federation Huawei Cloud access key"
+# Of AWX's own credential type "Red Hat Ansible Automation Platform" (awx/controller.yml): the controller's address
+# and token, with which the ucs fleet job stores the kubeconfigs in the fleet kubeconfig credential.
+CONTROLLER_CREDENTIAL = "multicloud.federation controller"
 EXECUTION_ENVIRONMENT = "multicloud.federation"
 
 # Per-run decisions that no inventory sets: the only questions that may carry a default.
@@ -191,6 +194,30 @@ JOB_TEMPLATES = [
             "extra_vars": {},
         },
     },
+    # The cloud side (runbook steps 3.1 and 4.1, playbooks/ucs_fleet.yml): the UCS fleet, its federation, the members'
+    # and the federation's kubeconfigs renewed before they expire, stored in the fleet kubeconfig credential the
+    # other templates carry (awx/playbooks/ucs_fleet.yml: its own plays around the import). Weekly from a schedule
+    # (awx/controller.yml). Every input is the inventory's; no question: nothing changes from one launch to the next
+    # (a forced renewal would not revoke the replaced kubeconfig, neither CCE nor UCS does).
+    {
+        "name": "multicloud.federation ucs fleet",
+        "playbook": "ucs_fleet",
+        "awx_plays": True,
+        "credentials": [KUBECONFIG_CREDENTIAL, HUAWEI_CREDENTIAL, CONTROLLER_CREDENTIAL],
+        "survey": [],
+        "settings": {
+            "description": "The cloud side from the Huawei Cloud account up (ucs_fleet.yml): the UCS fleet of the CCE "
+                           "members, its federation, and each cluster's kubeconfig, renewed before it expires and "
+                           "stored in the fleet kubeconfig credential. Scheduled weekly; launch with job type check to "
+                           "see what would be created or renewed.",
+            "job_type": "run",
+            "ask_job_type_on_launch": True,
+            "ask_limit_on_launch": False,
+            "ask_verbosity_on_launch": True,
+            "ask_variables_on_launch": True,
+            "extra_vars": {},
+        },
+    },
     # The drift workflow's node after a failed check: passes only drift on to the approval. No cluster is reached.
     {
         "name": "multicloud.federation drift verdict",
@@ -224,7 +251,8 @@ FOOTER = """
 # Not survey questions: every role option (set it in the inventory's group_vars, e.g.
 # inventories/awx/group_vars/all/, which the SCM inventory source brings), the cloud access keys (the
 # credential "multicloud.federation Huawei Cloud access key"), the kubeconfig (the credential
-# "multicloud.federation fleet kubeconfig"). A one-off value goes in the launch's extra variables.
+# "multicloud.federation fleet kubeconfig"), the controller's token (the credential
+# "multicloud.federation controller"). A one-off value goes in the launch's extra variables.
 """
 
 
@@ -370,9 +398,26 @@ def test_site_roles_are_read_from_the_playbooks():
     assert "federation_webhooks" in roles and "kruise_control_plane" in roles
 
 
+def task_actions(play):
+    """The action (module) name of every task of a play, blocks included."""
+    actions = set()
+    for task in _tasks(play):
+        if "block" in task:
+            continue
+        actions.update(key for key in task if "." in key)
+    return actions
+
+
+# What the AWX-only plays around an import may run: Ansible's own modules, and the collection's kubeconfig_file
+# (which merges and reads kubeconfig files; it reaches no cluster with sources, none without validate_api).
+AWX_PLAY_ACTIONS = {"ansible.builtin.assert", "ansible.builtin.tempfile", "ansible.builtin.debug", "ansible.builtin.copy",
+                    "ansible.builtin.uri", "ansible.builtin.file", "multicloud.federation.kubeconfig_file"}
+
+
 def test_templates_run_the_collections_playbooks_from_the_execution_environment():
     """Each template's playbook is a project file AWX lists, importing the collection's playbook by its FQCN:
-    the playbook, its roles and its modules are the execution environment's collection version."""
+    the playbook, its roles and its modules are the execution environment's collection version. The ucs fleet
+    template's has plays of its own around the import, with Ansible's modules and kubeconfig_file only."""
     for declared in JOB_TEMPLATES:
         path = ROOT / wrapper(declared)
         text = path.read_text()
@@ -382,9 +427,42 @@ def test_templates_run_the_collections_playbooks_from_the_execution_environment(
             (play,) = plays
             assert play["hosts"] == "localhost"
             continue
-        assert plays == [{"name": "The collection's %s.yml" % declared["playbook"],
-                          "import_playbook": "%s.%s" % (COLLECTION, declared["playbook"])}]
+        imported = {"name": "The collection's %s.yml" % declared["playbook"],
+                    "import_playbook": "%s.%s" % (COLLECTION, declared["playbook"])}
         assert (ROOT / "playbooks" / ("%s.yml" % declared["playbook"])).is_file()
+        if not declared.get("awx_plays"):
+            assert plays == [imported]
+            continue
+        imports = [play for play in plays if "import_playbook" in play]
+        assert [dict((k, v) for k, v in play.items() if k != "vars") for play in imports] == [imported]
+        for play in plays:
+            if "import_playbook" not in play:
+                assert not task_actions(play) - AWX_PLAY_ACTIONS, (path, task_actions(play) - AWX_PLAY_ACTIONS)
+                assert not play.get("roles"), path
+
+
+def test_the_ucs_fleet_job_writes_into_its_own_directory_and_stores_into_the_credential():
+    """ucs_fleet.yml refuses the AWX-injected kubeconfig as a destination; the ucs fleet job's playbook passes it
+    the job's own directory (ucs_fleet_kubeconfig_dir) and makes its last play store the files."""
+    plays = load_yaml(ROOT / "awx" / "playbooks" / "ucs_fleet.yml")
+    (imported,) = [play for play in plays if "import_playbook" in play]
+    assert imported["vars"] == {"ucs_fleet_kubeconfig_dir": "{{ __awx_ucs_fleet_dir.path }}"}
+    assert plays.index(imported) == 1 and len(plays) == 3
+    collection = load_yaml(ROOT / "playbooks" / "ucs_fleet.yml")
+    refusal = [task for task in collection[0]["tasks"] if "ansible.builtin.assert" in task]
+    assert refusal[0]["ansible.builtin.assert"]["that"] == [
+        "federation_awx_kubeconfig is not defined or __ucs_fleet_kubeconfig != federation_awx_kubeconfig"]
+    uses = [task for play in collection[1:] for task in play["tasks"]
+            if set(task) & {"multicloud.federation.cce_kubeconfig", "multicloud.federation.ucs_federation_kubeconfig"}]
+    assert [(task.get("multicloud.federation.cce_kubeconfig") or task["multicloud.federation.ucs_federation_kubeconfig"])
+            ["dest"] for task in uses] == ["{{ __ucs_fleet_kubeconfig }}"] * 2
+    # Every task that carries the kubeconfig's content or the controller's token prints nothing.
+    store = plays[2]["tasks"][0]
+    for task in store["block"]:
+        if set(task) & {"ansible.builtin.uri", "ansible.builtin.copy"}:
+            assert task["no_log"] is True, task["name"]
+    (patch,) = [task for task in store["block"] if task.get("ansible.builtin.uri", {}).get("method") == "PATCH"]
+    assert "not ansible_check_mode" in patch["when"]
 
 
 def test_surveys_ask_a_handful_of_questions_in_plain_words():
@@ -457,6 +535,11 @@ def test_cloud_keys_come_from_a_credential_never_from_a_survey():
     for name in ("multicloud.federation site", "multicloud.federation drift"):
         assert templates[name]["credentials"] == [KUBECONFIG_CREDENTIAL, HUAWEI_CREDENTIAL]
     assert templates["multicloud.federation drift verdict"]["credentials"] == []
+    # The ucs fleet job: Huawei Cloud's key, the fleet kubeconfig it renews, the controller's token to store it.
+    assert templates["multicloud.federation ucs fleet"]["credentials"] == [
+        KUBECONFIG_CREDENTIAL, HUAWEI_CREDENTIAL, CONTROLLER_CREDENTIAL]
+    assert [name for name, template in templates.items() if CONTROLLER_CREDENTIAL in template["credentials"]] == [
+        "multicloud.federation ucs fleet"]
 
 
 def test_drift_template_runs_drift_yml_with_remediate_off():
