@@ -190,12 +190,16 @@ class RunnerJob:
 
 
 def run_job(playbook: str, inventory: dict, credential: InjectedCredential | list[InjectedCredential], extra_vars: dict,
-            private_data_dir: Path, env: dict, timeout: int = 1800, verbosity: int = 0) -> RunnerJob:
+            private_data_dir: Path, env: dict, timeout: int = 1800, verbosity: int = 0, options: tuple = (),
+            job_env: dict | None = None) -> RunnerJob:
     """ansible-runner's run() on a private data directory prepared as AWX prepares one, with the job's
-    credentials (one, or a list: each injects its environment and its own extra-vars file)."""
+    credentials (one, or a list: each injects its environment and its own extra-vars file). ``options``: more of
+    ansible-playbook's (the job type check: AWX adds --check); ``job_env``: more of the execution environment's
+    environment."""
     credentials = credential if isinstance(credential, list) else [credential]
     (private_data_dir / "inventory").mkdir(parents=True, exist_ok=True)
     (private_data_dir / "inventory" / "hosts.yml").write_text(yaml.safe_dump(inventory))
+    more_env = dict(job_env or {})
     job_env = {
         # The execution environment's collections and tools (here: .build, .venv and the stack's helm).
         "ANSIBLE_COLLECTIONS_PATH": str(BUILD),
@@ -205,6 +209,7 @@ def run_job(playbook: str, inventory: dict, credential: InjectedCredential | lis
         "ANSIBLE_CONFIG": str(REPO_ROOT / "ansible.cfg"),
         "ANSIBLE_FORCE_COLOR": "0",
     }
+    job_env.update(more_env)
     for injected in credentials:
         job_env.update(injected.env)
     runner = ansible_runner.run(
@@ -213,7 +218,7 @@ def run_job(playbook: str, inventory: dict, credential: InjectedCredential | lis
         playbook=playbook,
         inventory=str(private_data_dir / "inventory" / "hosts.yml"),
         extravars=extra_vars,
-        cmdline=" ".join(f"-e @{injected.extra_vars_file}" for injected in credentials),
+        cmdline=" ".join(list(options) + [f"-e @{injected.extra_vars_file}" for injected in credentials]),
         envvars=job_env,
         quiet=True,
         timeout=timeout,

@@ -199,6 +199,16 @@ class HuaweiCloudEndpoint(object):
         domains = [{"id": self.domain_id, "name": "multicloud", "enabled": True}] if self.domain_id else []
         return 200, {"domains": domains, "links": {"self": "https://iam.myhuaweicloud.com/v3/auth/domains"}}
 
+    # Authentication: Huawei's signature here; a subclass that plays another service checks its own.
+    def authenticate(self, method, path, raw_query, headers, body):
+        """(ok, access key, signed headers, why) of one request (``headers`` with lower-case names)."""
+        return verify(method, path, raw_query, headers, body, self.secrets)
+
+    def unauthorized(self, request):
+        """The answer to a request that failed authenticate(): Huawei's API gateway's."""
+        return 401, {"error_code": "APIGW.0301", "error_msg": "Incorrect IAM authentication information: %s"
+                     % request["why"]}, {}
+
     # Records.
     def calls(self):
         """(method, path) of every request, in order."""
@@ -211,8 +221,7 @@ class HuaweiCloudEndpoint(object):
         with self._lock:
             self.requests.append(request)
             if not request["signature_ok"]:
-                return 401, {"error_code": "APIGW.0301", "error_msg": "Incorrect IAM authentication information: %s"
-                             % request["why"]}, {}
+                return self.unauthorized(request)
             for failure in self._failures:
                 method, pattern, answer, times = failure
                 if times > 0 and method == request["method"] and pattern.match(request["path"]):
@@ -237,7 +246,7 @@ class HuaweiCloudEndpoint(object):
                 body = self.rfile.read(length) if length else b""
                 url = urlsplit(self.path)
                 headers = dict((k.lower(), v) for k, v in self.headers.items())
-                ok, access_key, signed, why = verify(self.command, url.path, url.query, headers, body, endpoint.secrets)
+                ok, access_key, signed, why = endpoint.authenticate(self.command, url.path, url.query, headers, body)
                 request = Recorded(method=self.command, path=url.path, raw_query=url.query,
                                    query=parse_qsl(url.query, keep_blank_values=True), body=body, headers=headers,
                                    signature_ok=ok, access_key=access_key, signed_headers=signed, why=why)
