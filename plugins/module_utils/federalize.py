@@ -31,7 +31,7 @@ import copy
 import hashlib
 import json
 
-from ansible_collections.multicloud.federation.plugins.module_utils.karmada_placement import label_selector_matches
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.placement import label_selector_matches
 
 CONFLICT_RESOLUTION_ANNOTATION = "work.karmada.io/conflict-resolution"
 CONFLICT_RESOLUTION_OVERWRITE = "overwrite"
@@ -458,7 +458,7 @@ def pod_dependencies(pod_template, namespace):
     ConfigMaps, Secrets, ServiceAccount (unless ``default``) and PVCs a pod template uses, in that
     order, each kind in Karmada's visiting order and without duplicates. ``namespace`` is left out
     of the references when empty (the Go type's ``omitempty``). Used by federalize and by the Lua
-    ``kube.getPodDependencies`` of karmada_lua."""
+    ``kube.getPodDependencies`` of engines.karmada.lua."""
     spec = (pod_template or {}).get("spec") or {}
     configmaps, secrets, claims = [], [], []
     for reference in spec.get("imagePullSecrets") or []:

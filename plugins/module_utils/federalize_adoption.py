@@ -42,7 +42,7 @@ from ansible_collections.multicloud.federation.plugins.module_utils.federalize i
     strip_template,
     workload_snapshot,
 )
-from ansible_collections.multicloud.federation.plugins.module_utils.federation_engine import member_version_warning
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.contract import member_version_warning
 from ansible_collections.multicloud.federation.plugins.module_utils.kubeconfig_cluster import interpret_version
 
 # The kinds whose pods and ReplicaSets are compared before and after adoption.

@@ -45,11 +45,11 @@ import hashlib
 import json
 import re
 
-from ansible_collections.multicloud.federation.plugins.module_utils.karmada_placement import (
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.placement import (
     PlacementError,
     label_selector_matches,
 )
-from ansible_collections.multicloud.federation.plugins.module_utils.kubeadmiral_placement import (
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.kubeadmiral.placement import (
     API_VERSION as KUBEADMIRAL_API_VERSION,
 )
 
@@ -390,12 +390,12 @@ def normalize_selectors(selectors):
 
 
 # --- a whole policy object (definition) ------------------------------------------------------------
-# The engines by federation_engine's names (not imported from there: the filters that use this module
-# must not load the Kubernetes client, which federation_engine's access layer does).
+# The engines by engines.contract's names (not imported from there: the filters that use this module
+# must not load the Kubernetes client, which engines.contract's access layer does).
 KARMADA, KUBEADMIRAL = "karmada", "kubeadmiral"
 ENGINE_NAMES = {KARMADA: "Karmada", KUBEADMIRAL: "KubeAdmiral"}
 # Per engine, the apiVersion of its OverridePolicy and ClusterOverridePolicy (Karmada's as
-# karmada_engine.POLICY_API_VERSION) and the form its spec.overrideRules are written in.
+# engines.karmada.engine.POLICY_API_VERSION) and the form its spec.overrideRules are written in.
 POLICY_API_VERSIONS = {KARMADA: "policy.karmada.io/v1alpha1", KUBEADMIRAL: KUBEADMIRAL_API_VERSION}
 POLICY_KINDS = ("OverridePolicy", "ClusterOverridePolicy")
 RULE_FORMS = {KARMADA: "karmada", KUBEADMIRAL: "runbook"}

@@ -9,7 +9,7 @@ objects (the control plane through the federation engine, each member directly t
 layer) and waits with ``cluster_access.poll`` until they match.
 
 Expectations:
-- per cluster: Karmada's division (karmada_placement.expected_placement: the live
+- per cluster: Karmada's division (engines.karmada.placement.expected_placement: the live
   PropagationPolicy, the live Cluster list and ``ResourceBinding.spec.resource.uid``);
 - per subset in each member: Kruise's allocation (kruise_allocation.allocate) of the cluster's
   replicas, with the subset workloads' current replicas (the remainder is sticky);
@@ -31,13 +31,13 @@ from ansible_collections.multicloud.federation.plugins.module_utils.cluster_acce
     connect_member,
     poll,
 )
-from ansible_collections.multicloud.federation.plugins.module_utils.karmada_division import compare_division
-from ansible_collections.multicloud.federation.plugins.module_utils.karmada_estimator import (
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.division import compare_division
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.estimator import (
     EstimateError,
     aggregated_excess,
     available_replicas,
 )
-from ansible_collections.multicloud.federation.plugins.module_utils.karmada_placement import (
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.placement import (
     AGGREGATED,
     expected_placement,
     node_selector_term_matches,

@@ -25,7 +25,7 @@ from ansible_collections.multicloud.federation.plugins.module_utils.federalize i
     FederalizeError,
     node_port_collisions,
 )
-from ansible_collections.multicloud.federation.plugins.module_utils.federation_engine import member_version_warning
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.contract import member_version_warning
 from ansible_collections.multicloud.federation.plugins.module_utils.kubeconfig_cluster import interpret_version
 
 POLL_INTERVAL = 1.0

@@ -44,8 +44,8 @@ from ansible_collections.multicloud.federation.plugins.module_utils.kruise_alloc
     KruiseAllocationError,
     validate_topology,
 )
-from ansible_collections.multicloud.federation.plugins.module_utils.karmada_division import EVEN_UID, ODD_UID
-from ansible_collections.multicloud.federation.plugins.module_utils.karmada_placement import (
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.division import EVEN_UID, ODD_UID
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.placement import (
     DUPLICATED,
     STATIC_WEIGHT,
     expected_placement,
@@ -468,7 +468,7 @@ def member_shares(engine, ud, existing, karmada_version, warnings):
     """(policy summary, strategy, {cluster or 'cluster (uid parity)': replicas}) of ``ud`` (with
     ``existing``, the control plane's copy or None). Appends what could not be checked to ``warnings``.
 
-    Raises karmada_placement.PlacementError or karmada_division.DivisionError when the division
+    Raises engines.karmada.placement.PlacementError or engines.karmada.division.DivisionError when the division
     cannot be computed."""
     api_version, kind = ud.get("apiVersion"), ud.get("kind")
     policy, policy_kind = engine.workload_policy(existing or ud)

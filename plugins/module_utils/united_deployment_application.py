@@ -31,20 +31,20 @@ from ansible_collections.multicloud.federation.plugins.module_utils.failover.dec
     METHOD_PLACEMENT,
     engine_tolerations,
 )
-from ansible_collections.multicloud.federation.plugins.module_utils.karmada_division import (
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.division import (
     DEFAULT_KARMADA_VERSION,
     DivisionError,
     static_weight_list,
     static_weights,
     weights_from_static_weight_list,
 )
-# Not federation_engine's: the filters must not load the Kubernetes client, which its access layer does.
+# Not engines.contract's: the filters must not load the Kubernetes client, which its access layer does.
 from ansible_collections.multicloud.federation.plugins.module_utils.federation_overrides import (
     ENGINE_NAMES,
     KUBEADMIRAL,
     POLICY_API_VERSIONS,
 )
-from ansible_collections.multicloud.federation.plugins.module_utils.karmada_placement import withdrawn_placement
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.placement import withdrawn_placement
 from ansible_collections.multicloud.federation.plugins.module_utils.united_deployment import (
     UnitedDeploymentError,
     regular_nodes_only_patch,
@@ -534,7 +534,7 @@ def _object_scheduling(replica_scheduling, clusters):
     """(scheduling, weights, problem) of a PropagationPolicy's ``placement.replicaScheduling``: none is
     Duplicated (karmada pkg/util/helper/propagation_helper.go), replicaSchedulingType defaults to Divided (the
     CRD) and a Divided policy's replicaDivisionPreference to Weighted (karmada-webhook); a staticWeightList's
-    weights, by cluster name only (karmada_division.weights_from_static_weight_list), are those of the clusters
+    weights, by cluster name only (engines.karmada.division.weights_from_static_weight_list), are those of the clusters
     it gives one; Weighted without a weightPreference is an even split (weights {})."""
     if replica_scheduling is None:
         return "duplicated", {}, None
@@ -816,7 +816,7 @@ def propagation_policy(entry, karmada_version=DEFAULT_KARMADA_VERSION, failover=
         placement["clusterTolerations"] = tolerations
     if (failover or {}).get("method") == METHOD_PLACEMENT and entry.get("failover") is not False:
         # Members failover.yml took out of the placement stay out until it fails them back: the same placement
-        # as its patch left (karmada_placement.withdrawn_placement), so that site.yml meanwhile changes nothing.
+        # as its patch left (engines.karmada.placement.withdrawn_placement), so that site.yml meanwhile changes nothing.
         placement = withdrawn_placement(placement, failover.get("withdrawn") or [])
     spec = {
         "resourceSelectors": selectors,

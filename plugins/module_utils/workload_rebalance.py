@@ -4,7 +4,7 @@
 """The rebalance step: a workload whose split no longer follows its policy's static weights is
 scheduled again by the federation engine, and nothing else is touched.
 
-Karmada does not schedule a static-weight binding again when a cluster joins (karmada_engine's
+Karmada does not schedule a static-weight binding again when a cluster joins (engines.karmada.engine's
 notes), so after a member left and came back every replica stays where it went meanwhile, and
 verify rightly fails. ``WorkloadRebalance`` waits until the engine has placed the workload, compares
 its split with the prediction (``FederationEngine.placement_drift``: the division verify computes),
@@ -17,7 +17,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.multicloud.federation.plugins.module_utils.cluster_access import poll
-from ansible_collections.multicloud.federation.plugins.module_utils.federation_engine import EngineError
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.contract import EngineError
 from ansible_collections.multicloud.federation.plugins.module_utils.federation_verify import MAX_POLL_INTERVAL
 
 

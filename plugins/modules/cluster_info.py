@@ -189,7 +189,7 @@ from ansible_collections.kubernetes.core.plugins.module_utils.ansiblemodule impo
 from ansible_collections.kubernetes.core.plugins.module_utils.args_common import AUTH_ARG_SPEC
 from ansible_collections.kubernetes.core.plugins.module_utils.k8s.core import AnsibleK8SModule
 from ansible_collections.multicloud.federation.plugins.module_utils import cluster_access
-from ansible_collections.multicloud.federation.plugins.module_utils.federation_engine import (
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.contract import (
     ENGINE_ARG_SPEC,
     ENGINES,
     SUPPORTED_MEMBER_VERSIONS,

@@ -237,12 +237,12 @@ from ansible_collections.multicloud.federation.plugins.module_utils.cluster_acce
 )
 from ansible_collections.multicloud.federation.plugins.module_utils.failover.decision import FailoverError
 from ansible_collections.multicloud.federation.plugins.module_utils.failover.runner import Failover
-from ansible_collections.multicloud.federation.plugins.module_utils.federation_engine import (
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.contract import (
     ENGINE_ARG_SPEC,
     EngineError,
     federation_engine,
 )
-from ansible_collections.multicloud.federation.plugins.module_utils.karmada_division import DEFAULT_KARMADA_VERSION
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.division import DEFAULT_KARMADA_VERSION
 
 
 def argspec():

@@ -143,7 +143,7 @@ notes:
   - Upstream reference, karmada-io/karmada v1.18.2 C(pkg/karmadactl/promote/promote.go),
     C(pkg/util/prune/prune.go), C(pkg/util/helper/pod.go); kubewharf/kubeadmiral v1.0.0
     C(pkg/util/adoption/conflictresolution.go), C(pkg/controllers/follower/),
-    C(pkg/controllers/nsautoprop/controller.go) (module_utils C(kubeadmiral_engine) names them all).
+    C(pkg/controllers/nsautoprop/controller.go) (module_utils C(engines/kubeadmiral/engine.py) names them all).
 requirements:
   - kubernetes >= 24.2.0
 """
@@ -233,12 +233,12 @@ from ansible_collections.multicloud.federation.plugins.module_utils.federalize_a
     Federalizer,
     MemberClusters,
 )
-from ansible_collections.multicloud.federation.plugins.module_utils.federation_engine import (
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.contract import (
     ENGINE_ARG_SPEC,
     EngineError,
     federation_engine,
 )
-from ansible_collections.multicloud.federation.plugins.module_utils.karmada_placement import (
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.placement import (
     PlacementError,
 )
 

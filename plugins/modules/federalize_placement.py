@@ -88,7 +88,7 @@ notes:
   - Upstream reference, karmada-io/karmada v1.18.2 C(pkg/controllers/binding/binding_controller.go)
     (removeOrphanWorks), C(pkg/controllers/execution/execution_controller.go) (handleWorkDelete);
     kubewharf/kubeadmiral v1.0.0 C(pkg/controllers/sync/controller.go) (removal on a placement change),
-    C(pkg/controllers/scheduler/framework/plugins/rsp/rsp.go) (Divide), module_utils C(kubeadmiral_placement).
+    C(pkg/controllers/scheduler/framework/plugins/rsp/rsp.go) (Divide), module_utils C(engines/kubeadmiral/placement.py).
 requirements:
   - kubernetes >= 24.2.0
 """
@@ -167,7 +167,7 @@ from ansible_collections.multicloud.federation.plugins.module_utils.federalize i
 from ansible_collections.multicloud.federation.plugins.module_utils.federalize_adoption import (
     MemberClusters,
 )
-from ansible_collections.multicloud.federation.plugins.module_utils.federation_engine import (
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.contract import (
     ENGINE_ARG_SPEC,
     EngineError,
     federation_engine,

@@ -195,7 +195,7 @@ from ansible_collections.multicloud.federation.plugins.module_utils.cluster_acce
     ApiError,
     connect_control_plane,
 )
-from ansible_collections.multicloud.federation.plugins.module_utils.federation_engine import (
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.contract import (
     ENGINE_ARG_SPEC,
     EngineError,
     federation_engine,
@@ -206,7 +206,7 @@ from ansible_collections.multicloud.federation.plugins.module_utils.federation_v
     outcome,
     write_report,
 )
-from ansible_collections.multicloud.federation.plugins.module_utils.karmada_division import DEFAULT_KARMADA_VERSION
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.division import DEFAULT_KARMADA_VERSION
 
 
 def argspec():

@@ -129,7 +129,7 @@ import traceback
 
 from ansible.module_utils.basic import AnsibleModule, missing_required_lib
 
-from ansible_collections.multicloud.federation.plugins.module_utils.karmada_lua import (
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.lua import (
     HAS_LUPA,
     LuaScriptError,
     check_customization,
@@ -139,7 +139,7 @@ from ansible_collections.multicloud.federation.plugins.module_utils.karmada_lua 
 )
 
 try:
-    from ansible_collections.multicloud.federation.plugins.module_utils.karmada_lua import LUPA_IMPORT_ERROR
+    from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.lua import LUPA_IMPORT_ERROR
 except ImportError:  # pragma: no cover
     LUPA_IMPORT_ERROR = None
 

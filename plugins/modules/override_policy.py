@@ -203,7 +203,7 @@ from ansible_collections.multicloud.federation.plugins.module_utils.cluster_acce
     ApiError,
     connect_control_plane,
 )
-from ansible_collections.multicloud.federation.plugins.module_utils.federation_engine import (
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.contract import (
     ENGINE_ARG_SPEC,
     EngineError,
     federation_engine,

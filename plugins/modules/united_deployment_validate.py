@@ -129,17 +129,17 @@ from ansible_collections.multicloud.federation.plugins.module_utils.cluster_acce
     ApiError,
     connect_control_plane,
 )
-from ansible_collections.multicloud.federation.plugins.module_utils.federation_engine import (
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.contract import (
     ENGINE_ARG_SPEC,
     EngineError,
     federation_engine,
     require_united_deployment,
 )
-from ansible_collections.multicloud.federation.plugins.module_utils.karmada_division import (
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.division import (
     DEFAULT_KARMADA_VERSION,
     DivisionError,
 )
-from ansible_collections.multicloud.federation.plugins.module_utils.karmada_placement import PlacementError
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.placement import PlacementError
 from ansible_collections.multicloud.federation.plugins.module_utils.united_deployment import (
     validate_many_on_federation,
     validate_on_federation,

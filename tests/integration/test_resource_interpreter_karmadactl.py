@@ -74,7 +74,7 @@ def test_check_passes(tmp_path):
 @pytest.mark.parametrize("customization", sorted(SCRIPTS))
 @pytest.mark.parametrize("sample", [s["name"] for s in SAMPLES])
 def test_karmadactl_equals_lupa(tmp_path, customization, sample):
-    from ansible_collections.multicloud.federation.plugins.module_utils.karmada_lua import (
+    from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.lua import (
         KarmadaLuaVM,
         load_samples,
         run_operation,

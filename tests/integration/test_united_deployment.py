@@ -17,7 +17,7 @@ from tests.integration.federalize_support import joined_as_registered, playbook,
 from tests.integration.kruise_support import APPLICATION as UD, remove_the_application
 from tests.integration.secret_scan import assert_no_secret_printed, stack_secrets
 
-# karmada_division imports as ansible_collections.multicloud.federation.* from the .build tree
+# engines.karmada.division imports as ansible_collections.multicloud.federation.* from the .build tree
 # (`make collection`); run alone, nothing else has put it on sys.path.
 BUILD = Path(__file__).resolve().parents[2] / ".build"
 if (BUILD / "ansible_collections" / "multicloud" / "federation").is_dir() and str(BUILD) not in sys.path:
@@ -279,7 +279,7 @@ def test_refused_before_anything_is_applied(stack, playbook_name, extra_vars, me
 
 def test_karmada_divide_matches_real_bindings(stack):
     """Random weight/replica cases against the real scheduler, UID included."""
-    from ansible_collections.multicloud.federation.plugins.module_utils.karmada_division import divide
+    from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.division import divide
 
     karmada = stack.karmada()
     rng = random.Random(6)

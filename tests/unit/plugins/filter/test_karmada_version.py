@@ -11,7 +11,7 @@ import pytest
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.multicloud.federation.plugins.filter.karmada_version import FilterModule, karmada_version
-from ansible_collections.multicloud.federation.plugins.module_utils.karmada_division import DEFAULT_KARMADA_VERSION
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.division import DEFAULT_KARMADA_VERSION
 
 
 def test_registered():

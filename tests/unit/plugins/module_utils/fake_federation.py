@@ -10,14 +10,14 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.multicloud.federation.plugins.module_utils.karmada_division import EVEN_UID
-from ansible_collections.multicloud.federation.plugins.module_utils.karmada_engine import (
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.division import EVEN_UID
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.engine import (
     BINDING_API_VERSION,
     CLUSTER_API,
     POLICY_API_VERSION,
     binding_name,
 )
-from ansible_collections.multicloud.federation.plugins.module_utils.kubeadmiral_engine import (
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.kubeadmiral.engine import (
     API_VERSION as KUBEADMIRAL_API_VERSION,
     POLICY_NAME_LABEL,
 )

@@ -13,9 +13,10 @@ __metaclass__ = type
 import datetime
 import functools
 
-from ansible_collections.multicloud.federation.plugins.module_utils import karmada_engine, workload_rebalance
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada import engine as karmada_engine
+from ansible_collections.multicloud.federation.plugins.module_utils import workload_rebalance
 from ansible_collections.multicloud.federation.plugins.module_utils.cluster_access import poll
-from ansible_collections.multicloud.federation.plugins.module_utils.karmada_engine import (
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.engine import (
     BINDING_API_VERSION,
     REBALANCER_API,
     binding_name,

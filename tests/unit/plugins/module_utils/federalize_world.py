@@ -14,7 +14,7 @@ __metaclass__ = type
 
 import copy
 
-from ansible_collections.multicloud.federation.plugins.module_utils import karmada_engine as ke
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada import engine as ke
 from ansible_collections.multicloud.federation.plugins.module_utils.federalize import dependency_refs
 from ansible_collections.multicloud.federation.plugins.module_utils.federalize_adoption import MemberClusters
 from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.fake_cluster import FakeCluster

@@ -8,7 +8,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.multicloud.federation.plugins.module_utils import kubeadmiral_engine as kae
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.kubeadmiral import engine as kae
 
 from .fake_cluster import FakeCluster
 

@@ -22,8 +22,8 @@ __metaclass__ = type
 import copy
 import json
 
-from ansible_collections.multicloud.federation.plugins.module_utils import kubeadmiral_engine as kae
-from ansible_collections.multicloud.federation.plugins.module_utils import kubeadmiral_placement as kp
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.kubeadmiral import engine as kae
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.kubeadmiral import placement as kp
 from ansible_collections.multicloud.federation.plugins.module_utils.federalize import dependency_refs
 from ansible_collections.multicloud.federation.plugins.module_utils.federalize_adoption import MemberClusters
 from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.fake_cluster import FakeCluster

@@ -9,7 +9,7 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.multicloud.federation.plugins.module_utils.federalize_placement import (
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.federalize_placement import (
     apply_patch,
     binding_problems,
     manifest_refs,
@@ -17,7 +17,7 @@ from ansible_collections.multicloud.federation.plugins.module_utils.federalize_p
     preserving_works,
     replica_scheduling,
 )
-from ansible_collections.multicloud.federation.plugins.module_utils.karmada_engine import works_of
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.engine import works_of
 
 
 def policy(clusters, preserve=True, scheduling=None):

@@ -9,9 +9,9 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.multicloud.federation.plugins.module_utils import federation_engine as fe
-from ansible_collections.multicloud.federation.plugins.module_utils.karmada_engine import KarmadaEngine
-from ansible_collections.multicloud.federation.plugins.module_utils.kubeadmiral_engine import KubeAdmiralEngine
+from ansible_collections.multicloud.federation.plugins.module_utils.engines import contract as fe
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.engine import KarmadaEngine
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.kubeadmiral.engine import KubeAdmiralEngine
 from ansible_collections.multicloud.federation.plugins.module_utils.kubeconfig_cluster import interpret_version
 
 from .fake_cluster import FakeCluster

@@ -15,9 +15,9 @@ import os
 import pytest
 import yaml
 
-from ansible_collections.multicloud.federation.plugins.module_utils import federation_engine as fe
+from ansible_collections.multicloud.federation.plugins.module_utils.engines import contract as fe
 from ansible_collections.multicloud.federation.plugins.module_utils import federation_overrides as fo
-from ansible_collections.multicloud.federation.plugins.module_utils import karmada_engine as ke
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada import engine as ke
 
 from .fake_cluster import FakeCluster
 from .kubeadmiral_overrides_world import KUBEADMIRAL_API, LABEL, kubeadmiral_engine

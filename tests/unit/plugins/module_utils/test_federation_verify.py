@@ -21,7 +21,7 @@ from ansible_collections.multicloud.federation.plugins.module_utils.federation_v
     render_table,
     subset_expected_updated,
 )
-from ansible_collections.multicloud.federation.plugins.module_utils.karmada_division import EVEN_UID
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.division import EVEN_UID
 from ansible_collections.multicloud.federation.plugins.module_utils.united_deployment import regular_nodes_only
 from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.federation_samples import (
     cluster,

@@ -19,7 +19,7 @@ from ansible_collections.multicloud.federation.plugins.module_utils.cluster_acce
     ApiError,
     poll,
 )
-from ansible_collections.multicloud.federation.plugins.module_utils.federation_engine import federation_engine
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.contract import federation_engine
 from ansible_collections.multicloud.federation.plugins.module_utils.federation_verify import (
     Verification,
     outcome,

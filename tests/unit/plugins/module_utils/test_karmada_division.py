@@ -16,7 +16,7 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.multicloud.federation.plugins.module_utils.karmada_division import (
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.division import (
     EVEN_UID,
     ODD_UID,
     DivisionError,

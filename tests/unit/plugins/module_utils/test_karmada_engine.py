@@ -7,7 +7,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.multicloud.federation.plugins.module_utils import karmada_engine as ke
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada import engine as ke
 
 from .fake_cluster import FakeCluster
 

@@ -11,9 +11,9 @@ import json
 
 import pytest
 
-from ansible_collections.multicloud.federation.plugins.module_utils import karmada_engine as ke
-from ansible_collections.multicloud.federation.plugins.module_utils.federation_engine import EngineError
-from ansible_collections.multicloud.federation.plugins.module_utils.karmada_placement import withdrawn_placement
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada import engine as ke
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.contract import EngineError
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.placement import withdrawn_placement
 
 from .fake_federation import control_plane
 from .fake_rebalancer import TEMPLATE_API

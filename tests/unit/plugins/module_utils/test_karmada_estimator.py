@@ -10,7 +10,7 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.multicloud.federation.plugins.module_utils import karmada_estimator as est
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada import estimator as est
 
 
 def cpu_models(*mins):

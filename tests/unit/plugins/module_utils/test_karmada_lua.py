@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: multicloud.federation contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The offline Karmada Lua runtime (karmada_lua) and the collection's UnitedDeployment scripts.
+"""The offline Karmada Lua runtime (engines.karmada.lua) and the collection's UnitedDeployment scripts.
 
 Expected values come from Karmada's Go code (karmada-io/karmada@v1.18.2): lua.go (sandbox,
 errors), lua_convert.go (result conversion), kube.go / helper (requirements, dependencies) and
@@ -21,7 +21,7 @@ import yaml
 # installs it).
 import lupa  # noqa: F401 pylint: disable=unused-import
 
-from ansible_collections.multicloud.federation.plugins.module_utils.karmada_lua import (  # noqa: E402
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.lua import (  # noqa: E402
     KarmadaLuaVM,
     LuaScriptError,
     check_customization,

@@ -10,7 +10,7 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.multicloud.federation.plugins.module_utils.karmada_placement import (
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.placement import (
     PlacementError,
     cluster_matches,
     expected_placement,

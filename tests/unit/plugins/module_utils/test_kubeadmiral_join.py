@@ -11,7 +11,7 @@ import base64
 
 import pytest
 
-from ansible_collections.multicloud.federation.plugins.module_utils import kubeadmiral_join as kj
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.kubeadmiral import join as kj
 
 CA, CERT, KEY = b"-----BEGIN CERTIFICATE-----\nca\n", b"-----BEGIN CERTIFICATE-----\nme\n", b"-----BEGIN KEY-----\nk\n"
 

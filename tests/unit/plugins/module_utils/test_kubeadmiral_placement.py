@@ -12,7 +12,7 @@ import json
 
 import pytest
 
-from ansible_collections.multicloud.federation.plugins.module_utils import kubeadmiral_placement as kp
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.kubeadmiral import placement as kp
 
 
 # --- names ------------------------------------------------------------------------------------

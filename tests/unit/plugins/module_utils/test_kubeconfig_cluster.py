@@ -10,8 +10,8 @@ __metaclass__ = type
 import pytest
 
 from ansible_collections.multicloud.federation.plugins.module_utils import kubeconfig_cluster as cc
-from ansible_collections.multicloud.federation.plugins.module_utils.karmada_engine import KarmadaEngine, cluster_summary
-from ansible_collections.multicloud.federation.plugins.module_utils.kubeadmiral_engine import KubeAdmiralEngine
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.engine import KarmadaEngine, cluster_summary
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.kubeadmiral.engine import KubeAdmiralEngine
 
 from .fake_cluster import FakeCluster
 

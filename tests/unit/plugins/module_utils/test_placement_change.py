@@ -10,7 +10,7 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.multicloud.federation.plugins.module_utils import karmada_engine as ke
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada import engine as ke
 from ansible_collections.multicloud.federation.plugins.module_utils.federalize import FederalizeError
 from ansible_collections.multicloud.federation.plugins.module_utils.federalize_adoption import Federalizer
 from ansible_collections.multicloud.federation.plugins.module_utils.placement_change import PlacementChange

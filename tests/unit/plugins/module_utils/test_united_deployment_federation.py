@@ -8,9 +8,9 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.multicloud.federation.plugins.module_utils.federation_engine import federation_engine
-from ansible_collections.multicloud.federation.plugins.module_utils.karmada_division import EVEN_UID, ODD_UID
-from ansible_collections.multicloud.federation.plugins.module_utils.karmada_engine import CLUSTER_API
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.contract import federation_engine
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.division import EVEN_UID, ODD_UID
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.engine import CLUSTER_API
 from ansible_collections.multicloud.federation.plugins.module_utils.united_deployment import (
     UID_BY_PARITY,
     validate_on_federation,

@@ -9,7 +9,7 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.multicloud.federation.plugins.module_utils.karmada_division import DEFAULT_KARMADA_VERSION
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.division import DEFAULT_KARMADA_VERSION
 from ansible_collections.multicloud.federation.plugins.modules import united_deployment_validate
 from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.fake_cluster import FakeCluster
 from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.federation_samples import runbook_ud

@@ -8,8 +8,8 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.multicloud.federation.plugins.module_utils.karmada_division import DEFAULT_KARMADA_VERSION
-from ansible_collections.multicloud.federation.plugins.module_utils.kubeadmiral_engine import FEDERATED_CLUSTER_API
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.division import DEFAULT_KARMADA_VERSION
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.kubeadmiral.engine import FEDERATED_CLUSTER_API
 from ansible_collections.multicloud.federation.plugins.modules import workload_rebalance
 from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.fake_cluster import FakeCluster
 from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.fake_rebalancer import (

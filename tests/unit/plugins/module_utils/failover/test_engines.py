@@ -11,11 +11,11 @@ import json
 
 import pytest
 
-from ansible_collections.multicloud.federation.plugins.module_utils import karmada_engine as ke
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada import engine as ke
 from ansible_collections.multicloud.federation.plugins.module_utils.cluster_access import ApiError
-from ansible_collections.multicloud.federation.plugins.module_utils import kubeadmiral_engine as kae
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.kubeadmiral import engine as kae
 from ansible_collections.multicloud.federation.plugins.module_utils.failover import decision as d
-from ansible_collections.multicloud.federation.plugins.module_utils.federation_engine import EngineError
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.contract import EngineError
 
 from ..fake_cluster import FakeCluster
 

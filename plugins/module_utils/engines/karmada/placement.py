@@ -17,14 +17,14 @@ Upstream (karmada-io/karmada, paths at tag v1.18.2):
 - ``pkg/util/helper/propagation_helper.go`` ``ReplicaSchedulingType``: no ``replicaScheduling``
   means Duplicated; ``pkg/scheduler/core/assignment.go`` ``newAssignState`` for the strategies.
 - ``pkg/scheduler/core/division_algorithm.go`` ``getStaticWeightInfoList``: a cluster's weight is
-  the *largest* weight of the rules matching it (the division itself is karmada_division).
+  the *largest* weight of the rules matching it (the division itself is engines.karmada.division).
 """
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.multicloud.federation.plugins.module_utils.karmada_division import (
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.division import (
     DEFAULT_KARMADA_VERSION,
     divide_replicas,
 )

@@ -2,10 +2,10 @@
 # Copyright (c) multicloud.federation contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """KubeAdmiral (the engine of Volcengine DCP) behind the federation engine seam
-(``federation_engine.FederationEngine``).
+(``engines.contract.FederationEngine``).
 
 Every KubeAdmiral type, label and annotation this collection reads or writes is named here and in
-``kubeadmiral_placement`` (the pure placement rules), nowhere else: FederatedCluster (members),
+``engines.kubeadmiral.placement`` (the pure placement rules), nowhere else: FederatedCluster (members),
 PropagationPolicy / ClusterPropagationPolicy (placement, bound to a template by a label on it),
 FederatedTypeConfig (which kinds are federated, and under which name), FederatedObject /
 ClusterFederatedObject and CollectedStatus (where a template was placed and how its copies are),
@@ -36,8 +36,8 @@ __metaclass__ = type
 
 import json
 
-from ansible_collections.multicloud.federation.plugins.module_utils import kubeadmiral_placement as kp
-from ansible_collections.multicloud.federation.plugins.module_utils.federation_engine import (
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.kubeadmiral import placement as kp
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.contract import (
     KUBEADMIRAL,
     EngineError,
     FederationEngine,

@@ -26,7 +26,7 @@ import base64
 import os
 
 from ansible_collections.multicloud.federation.plugins.module_utils import kubeconfig as kc
-from ansible_collections.multicloud.federation.plugins.module_utils.kubeadmiral_engine import (
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.kubeadmiral.engine import (
     API_VERSION,
     SYSTEM_NAMESPACE,
 )

@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: multicloud.federation contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Karmada behind the federation engine seam (``federation_engine.FederationEngine``).
+"""Karmada behind the federation engine seam (``engines.contract.FederationEngine``).
 
 Every Karmada type this collection reads or writes is named here and nowhere else: Cluster
 (members), PropagationPolicy / ClusterPropagationPolicy (placement), ResourceBinding /
@@ -36,7 +36,7 @@ import datetime
 import json
 
 from ansible_collections.multicloud.federation.plugins.module_utils.cluster_access import poll
-from ansible_collections.multicloud.federation.plugins.module_utils.federation_engine import (
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.contract import (
     KARMADA,
     EngineError,
     FederationEngine,
@@ -48,7 +48,7 @@ from ansible_collections.multicloud.federation.plugins.module_utils.federalize i
     CONFLICT_RESOLUTION_OVERWRITE,
     dependency_refs,
 )
-from ansible_collections.multicloud.federation.plugins.module_utils.federalize_placement import (
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.federalize_placement import (
     apply_patch,
     binding_problems,
     manifest_refs,
@@ -63,12 +63,12 @@ from ansible_collections.multicloud.federation.plugins.module_utils.federation_v
 from ansible_collections.multicloud.federation.plugins.module_utils.federation_verify import (
     binding_problems as scheduling_problems,
 )
-from ansible_collections.multicloud.federation.plugins.module_utils.karmada_division import (
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.division import (
     DEFAULT_KARMADA_VERSION,
     fnv32a,
 )
-from ansible_collections.multicloud.federation.plugins.module_utils.karmada_estimator import available_replicas
-from ansible_collections.multicloud.federation.plugins.module_utils.karmada_placement import (
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.estimator import available_replicas
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.placement import (
     DUPLICATED,
     PlacementError,
     api_enabled,
@@ -348,7 +348,7 @@ class KarmadaEngine(FederationEngine):
 
     def survivor_room(self, template, member, survivors):
         """The replicas the binding places in ``member``, and each survivor's room by Karmada's general
-        estimator (karmada_estimator: what the scheduler itself divides by, from the Cluster's resource
+        estimator (engines.karmada.estimator: what the scheduler itself divides by, from the Cluster's resource
         summary and the binding's replicaRequirements)."""
         binding = self.placement(template)
         if binding is None:

@@ -357,7 +357,8 @@ def detect_engine(control_plane):
 def federation_engine(control_plane, engine=AUTO, karmada_version=None):
     """The ``FederationEngine`` for the control plane. ``engine`` as the module option says."""
     # Imported here: each engine module imports this one for the base class.
-    from ansible_collections.multicloud.federation.plugins.module_utils import karmada_engine, kubeadmiral_engine
+    from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada import engine as karmada_engine
+    from ansible_collections.multicloud.federation.plugins.module_utils.engines.kubeadmiral import engine as kubeadmiral_engine
 
     if engine in (None, AUTO):
         engine = detect_engine(control_plane)

@@ -19,7 +19,7 @@ Karmada facts this relies on (karmada-io/karmada@v1.18.2):
 - Binding names are ``lower(<name>-<kind>)`` with ':' replaced by '.'
   (``pkg/util/names/names.go`` ``GenerateBindingName``); attached bindings of dependencies use the
   same rule; Works carry the binding's ``resourcebinding.karmada.io/permanent-id`` label and live
-  in ``karmada-es-<cluster>`` (``GenerateExecutionSpaceName``). The names are karmada_engine's
+  in ``karmada-es-<cluster>`` (``GenerateExecutionSpaceName``). The names are engines.karmada.engine's
   (``binding_name``, ``execution_space``, ``works_of``); this module plans and judges.
 - ``status.aggregatedStatus[]`` of a binding has ``clusterName``, ``applied`` and ``health``
   (``Healthy`` also for kinds without a health interpreter,

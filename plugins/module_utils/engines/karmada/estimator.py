@@ -35,7 +35,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.multicloud.federation.plugins.module_utils.karmada_lua import parse_quantity
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.lua import parse_quantity
 
 MODEL_NODE_PODS = 110
 CPU, PODS = "cpu", "pods"

@@ -1,0 +1,13 @@
+# -*- coding: utf-8 -*-
+# Copyright: multicloud.federation contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The federation engines behind one contract: what the runbooks' steps ask, and how each engine does it.
+
+- ``contract``: ``FederationEngine`` (the runbooks' questions and changes, in their own terms), the
+  engine names and module option, engine detection, and the helpers every engine shares.
+- ``karmada``: Karmada.
+- ``kubeadmiral``: KubeAdmiral (the engine of Volcengine DCP).
+
+Importing this package imports neither engine: filters import pure parts of an engine package
+(Karmada's division, for one) and must not load the Kubernetes client.
+"""
