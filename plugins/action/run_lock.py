@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 
-from ansible_collections.multicloud.federation.plugins.module_utils.run_lock import run_identity
+from ansible_collections.multicloud.federation.plugins.module_utils.access.run_lock import run_identity
 from ansible_collections.multicloud.federation.plugins.plugin_utils.in_process import InProcessModuleAction
 
 

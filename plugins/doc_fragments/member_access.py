@@ -2,7 +2,7 @@
 # Copyright: multicloud.federation contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """The members option of every module that reaches member clusters directly
-(module_utils/cluster_access.py MEMBER_ACCESS_SPEC). A module sets its own description and
+(module_utils/access/cluster.py MEMBER_ACCESS_SPEC). A module sets its own description and
 whether the option is required."""
 
 from __future__ import absolute_import, division, print_function

@@ -2,14 +2,14 @@
 # Copyright: multicloud.federation contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """Filters of the drift report (documented in drift_rows.yml, drift_report.yml and drift_markdown.yml beside
-this file); the rules are in module_utils/drift_report.py."""
+this file); the rules are in module_utils/drift/report.py."""
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
-from ansible_collections.multicloud.federation.plugins.module_utils.drift_report import (
+from ansible_collections.multicloud.federation.plugins.module_utils.drift.report import (
     build_report,
     render_markdown,
     step_rows,

@@ -9,7 +9,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
-from ansible_collections.multicloud.federation.plugins.module_utils.kruise_daemon import (
+from ansible_collections.multicloud.federation.plugins.module_utils.kruise.daemon import (
     cri_dockerd_nodes,
     toleration_removal_patch,
 )

@@ -9,7 +9,7 @@ __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.multicloud.federation.plugins.module_utils.kruise_allocation import (
+from ansible_collections.multicloud.federation.plugins.module_utils.kruise.allocation import (
     KruiseAllocationError,
     apply_defaults,
     subset_replicas,

@@ -9,7 +9,7 @@ __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.multicloud.federation.plugins.module_utils.united_deployment import (
+from ansible_collections.multicloud.federation.plugins.module_utils.applications.united_deployment import (
     UnitedDeploymentError,
     united_deployment_api_version as _api_version,
 )

@@ -14,8 +14,8 @@ from ansible.errors import AnsibleFilterError
 from ansible_collections.multicloud.federation.plugins.module_utils.failover.decision import FailoverError, validate_method
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.division import DEFAULT_KARMADA_VERSION
 from ansible_collections.multicloud.federation.plugins.plugin_utils.resolved import resolved
-from ansible_collections.multicloud.federation.plugins.module_utils.united_deployment import federation_guards, validate
-from ansible_collections.multicloud.federation.plugins.module_utils.united_deployment_application import (
+from ansible_collections.multicloud.federation.plugins.module_utils.applications.united_deployment import federation_guards, validate
+from ansible_collections.multicloud.federation.plugins.module_utils.applications.united_deployment_application import (
     ApplicationError,
     applications,
     dependencies,

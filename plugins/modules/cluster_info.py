@@ -188,7 +188,7 @@ import copy
 from ansible_collections.kubernetes.core.plugins.module_utils.ansiblemodule import AnsibleModule
 from ansible_collections.kubernetes.core.plugins.module_utils.args_common import AUTH_ARG_SPEC
 from ansible_collections.kubernetes.core.plugins.module_utils.k8s.core import AnsibleK8SModule
-from ansible_collections.multicloud.federation.plugins.module_utils import cluster_access
+from ansible_collections.multicloud.federation.plugins.module_utils.access import cluster as cluster_access
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.contract import (
     ENGINE_ARG_SPEC,
     ENGINES,
@@ -198,7 +198,7 @@ from ansible_collections.multicloud.federation.plugins.module_utils.engines.cont
     member_version_warning,
     wait_for_members_serving,
 )
-from ansible_collections.multicloud.federation.plugins.module_utils.kubeconfig_cluster import interpret_version
+from ansible_collections.multicloud.federation.plugins.module_utils.kubeconfig.cluster import interpret_version
 
 
 def argspec():

@@ -219,17 +219,17 @@ from ansible_collections.kubernetes.core.plugins.module_utils.args_common import
 from ansible_collections.kubernetes.core.plugins.module_utils.k8s.core import (
     AnsibleK8SModule,
 )
-from ansible_collections.multicloud.federation.plugins.module_utils.cluster_access import (
+from ansible_collections.multicloud.federation.plugins.module_utils.access.cluster import (
     MEMBER_ACCESS_SPEC,
     AccessError,
     ApiError,
     connect_control_plane,
     connect_member,
 )
-from ansible_collections.multicloud.federation.plugins.module_utils.federalize import (
+from ansible_collections.multicloud.federation.plugins.module_utils.federalize.objects import (
     FederalizeError,
 )
-from ansible_collections.multicloud.federation.plugins.module_utils.federalize_adoption import (
+from ansible_collections.multicloud.federation.plugins.module_utils.federalize.adoption import (
     Federalizer,
     MemberClusters,
 )

@@ -189,7 +189,7 @@ from ansible_collections.kubernetes.core.plugins.module_utils.ansiblemodule impo
 from ansible_collections.kubernetes.core.plugins.module_utils.args_common import AUTH_ARG_SPEC
 from ansible_collections.kubernetes.core.plugins.module_utils.k8s.core import AnsibleK8SModule
 
-from ansible_collections.multicloud.federation.plugins.module_utils.cluster_access import (
+from ansible_collections.multicloud.federation.plugins.module_utils.access.cluster import (
     MEMBER_ACCESS_SPEC,
     AccessError,
     ApiError,
@@ -201,7 +201,7 @@ from ansible_collections.multicloud.federation.plugins.module_utils.engines.cont
     federation_engine,
     require_united_deployment,
 )
-from ansible_collections.multicloud.federation.plugins.module_utils.federation_verify import (
+from ansible_collections.multicloud.federation.plugins.module_utils.applications.verify import (
     Verification,
     outcome,
     write_report,

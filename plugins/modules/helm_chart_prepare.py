@@ -107,7 +107,7 @@ import os
 import shutil
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.multicloud.federation.plugins.module_utils.helm_chart import (
+from ansible_collections.multicloud.federation.plugins.module_utils.helm.chart import (
     ChartSourceError,
     chart_metadata,
     check_chart_version,

@@ -114,7 +114,7 @@ requirements:
   - kubernetes >= 24.2.0
 notes:
   - The age is measured with this machine's clock against the helm client's timestamps; keep the clocks in sync.
-  - Upstream facts (helm.sh/helm/v3 v3.17.4 files and functions) are in the module_utils C(helm_release) docstring.
+  - Upstream facts (helm.sh/helm/v3 v3.17.4 files and functions) are in the module_utils C(helm/release.py) docstring.
   - Helm 3 with the default Secret storage driver only.
 """
 
@@ -204,13 +204,13 @@ from ansible_collections.kubernetes.core.plugins.module_utils.ansiblemodule impo
 from ansible_collections.kubernetes.core.plugins.module_utils.args_common import AUTH_ARG_SPEC
 from ansible_collections.kubernetes.core.plugins.module_utils.k8s.core import AnsibleK8SModule
 
-from ansible_collections.multicloud.federation.plugins.module_utils.cluster_access import (
+from ansible_collections.multicloud.federation.plugins.module_utils.access.cluster import (
     AccessError,
     ApiError,
     connect_control_plane,
 )
-from ansible_collections.multicloud.federation.plugins.module_utils.helm_chart import ChartSourceError
-from ansible_collections.multicloud.federation.plugins.module_utils.helm_release import (
+from ansible_collections.multicloud.federation.plugins.module_utils.helm.chart import ChartSourceError
+from ansible_collections.multicloud.federation.plugins.module_utils.helm.release import (
     DEFAULT_GRACE,
     ReleaseError,
     desired_chart,

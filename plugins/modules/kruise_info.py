@@ -76,7 +76,7 @@ requirements:
   - kubernetes >= 24.2.0
   - PyYAML >= 3.11
 notes:
-  - Upstream facts are in the module_utils C(kruise_install) docstring (openkruise/kruise paths).
+  - Upstream facts are in the module_utils C(kruise/install.py) docstring (openkruise/kruise paths).
 """
 
 EXAMPLES = r"""
@@ -143,12 +143,12 @@ from ansible_collections.kubernetes.core.plugins.module_utils.ansiblemodule impo
 from ansible_collections.kubernetes.core.plugins.module_utils.args_common import AUTH_ARG_SPEC
 from ansible_collections.kubernetes.core.plugins.module_utils.k8s.core import AnsibleK8SModule
 
-from ansible_collections.multicloud.federation.plugins.module_utils.cluster_access import (
+from ansible_collections.multicloud.federation.plugins.module_utils.access.cluster import (
     AccessError,
     ApiError,
     connect_control_plane,
 )
-from ansible_collections.multicloud.federation.plugins.module_utils.kruise_install import (
+from ansible_collections.multicloud.federation.plugins.module_utils.kruise.install import (
     list_custom_resources,
     wait_until_ready,
 )

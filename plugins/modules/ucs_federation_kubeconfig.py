@@ -123,7 +123,7 @@ import datetime
 import os
 
 from ansible.module_utils.basic import AnsibleModule, missing_required_lib
-from ansible_collections.multicloud.federation.plugins.module_utils import kubeconfig as kc
+from ansible_collections.multicloud.federation.plugins.module_utils.kubeconfig import file as kc
 from ansible_collections.multicloud.federation.plugins.module_utils.huaweicloud import cce_kubeconfig as ck
 from ansible_collections.multicloud.federation.plugins.module_utils.huaweicloud import client as hwc
 from ansible_collections.multicloud.federation.plugins.module_utils.huaweicloud import ucs

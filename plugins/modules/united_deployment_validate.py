@@ -124,7 +124,7 @@ from ansible_collections.kubernetes.core.plugins.module_utils.ansiblemodule impo
 from ansible_collections.kubernetes.core.plugins.module_utils.args_common import AUTH_ARG_SPEC
 from ansible_collections.kubernetes.core.plugins.module_utils.k8s.core import AnsibleK8SModule
 
-from ansible_collections.multicloud.federation.plugins.module_utils.cluster_access import (
+from ansible_collections.multicloud.federation.plugins.module_utils.access.cluster import (
     AccessError,
     ApiError,
     connect_control_plane,
@@ -140,7 +140,7 @@ from ansible_collections.multicloud.federation.plugins.module_utils.engines.karm
     DivisionError,
 )
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.placement import PlacementError
-from ansible_collections.multicloud.federation.plugins.module_utils.united_deployment import (
+from ansible_collections.multicloud.federation.plugins.module_utils.applications.united_deployment import (
     validate_many_on_federation,
     validate_on_federation,
 )

@@ -169,7 +169,7 @@ from ansible_collections.kubernetes.core.plugins.module_utils.ansiblemodule impo
 from ansible_collections.kubernetes.core.plugins.module_utils.args_common import AUTH_ARG_SPEC
 from ansible_collections.kubernetes.core.plugins.module_utils.k8s.core import AnsibleK8SModule
 
-from ansible_collections.multicloud.federation.plugins.module_utils.cluster_access import (
+from ansible_collections.multicloud.federation.plugins.module_utils.access.cluster import (
     AccessError,
     ApiError,
     connect_control_plane,
@@ -180,7 +180,7 @@ from ansible_collections.multicloud.federation.plugins.module_utils.engines.cont
     federation_engine,
 )
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.division import DEFAULT_KARMADA_VERSION
-from ansible_collections.multicloud.federation.plugins.module_utils.workload_rebalance import WorkloadRebalance
+from ansible_collections.multicloud.federation.plugins.module_utils.applications.rebalance import WorkloadRebalance
 
 
 def argspec():

@@ -80,7 +80,7 @@ except ImportError:
 # controller process (to read BYPASS_HOST_LOOP) before they fork its workers.
 from ansible_collections.kubernetes.core.plugins.module_utils.k8s import core as _k8s_core  # noqa: F401 pylint: disable=unused-import
 from ansible_collections.kubernetes.core.plugins.module_utils.k8s import runner as _k8s_runner  # noqa: F401 pylint: disable=unused-import
-from ansible_collections.multicloud.federation.plugins.module_utils import cluster_access  # noqa: F401 pylint: disable=unused-import
+from ansible_collections.multicloud.federation.plugins.module_utils.access import cluster as cluster_access  # noqa: F401 pylint: disable=unused-import
 
 display = Display()
 

@@ -74,7 +74,7 @@ def test_context_holds_this_collection(build_context):
     info = manifest["collection_info"]
     assert (info["namespace"], info["name"], info["version"]) == ("multicloud", "federation", galaxy["version"])
     assert info["dependencies"] == {"kubernetes.core": ">=6.6.0,<7.0.0"}
-    for member in ("plugins/modules/kubeconfig_file.py", "plugins/module_utils/cluster_access.py",
+    for member in ("plugins/modules/kubeconfig_file.py", "plugins/module_utils/access/cluster.py",
                    "roles/kruise/tasks/main.yml", "site.yml", "playbooks/site.yml",
                    "meta/execution-environment.yml", "meta/ee-requirements.txt", "meta/ee-bindep.txt"):
         assert member in names, member

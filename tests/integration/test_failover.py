@@ -55,7 +55,7 @@ from tests.integration.playbook_runner import run_playbook, stack_inventory
 BUILD = REPO_ROOT / ".build"
 if str(BUILD) not in sys.path:
     sys.path.insert(0, str(BUILD))
-from ansible_collections.multicloud.federation.plugins.module_utils.run_lock import run_identity  # noqa: E402
+from ansible_collections.multicloud.federation.plugins.module_utils.access.run_lock import run_identity  # noqa: E402
 from tests.integration.secret_scan import assert_no_secret_printed, stack_secrets
 
 FAST = {"failover_grace_seconds": 5, "failover_restore_seconds": 5, "failover_timeout": 300}

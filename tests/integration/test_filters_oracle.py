@@ -29,7 +29,7 @@ if (BUILD / "ansible_collections" / "multicloud" / "federation").is_dir() and st
 from ansible.errors import AnsibleFilterError  # noqa: E402
 from ansible_collections.multicloud.federation.plugins.filter.karmada_divide import karmada_divide  # noqa: E402
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada import division as kd  # noqa: E402
-from ansible_collections.multicloud.federation.plugins.module_utils import kruise_allocation as ka  # noqa: E402
+from ansible_collections.multicloud.federation.plugins.module_utils.kruise import allocation as ka  # noqa: E402
 
 from tests.stack import oracle  # noqa: E402
 

@@ -16,7 +16,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.multicloud.federation.plugins.module_utils.cluster_access import poll
+from ansible_collections.multicloud.federation.plugins.module_utils.access.cluster import poll
 
 AUTO = "auto"
 KARMADA = "karmada"
@@ -60,7 +60,7 @@ def without_server_fields(policy):
 
 
 def member_version_warning(engine, cluster, server_version):
-    """A warning when ``cluster``'s version (``kubeconfig_cluster.interpret_version``'s summary) is
+    """A warning when ``cluster``'s version (``kubeconfig.cluster.interpret_version``'s summary) is
     outside the member versions ``engine`` documents, else None. An unusable version (a federation
     endpoint's) is not judged."""
     supported = SUPPORTED_MEMBER_VERSIONS.get(engine)
@@ -220,7 +220,7 @@ class FederationEngine(object):
         return "OverridePolicy" if namespace else "ClusterOverridePolicy"
 
     def apply_overrides(self, rule_set, selected, dry_run=False):
-        """Bring the engine's override policies to ``rule_set`` (a federation_overrides.RuleSet); ``selected``
+        """Bring the engine's override policies to ``rule_set`` (a federalize.overrides.RuleSet); ``selected``
         are the templates its selectors match on the control plane. {changed, policies, bindings, before, after}."""
         raise NotImplementedError
 

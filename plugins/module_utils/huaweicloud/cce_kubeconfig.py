@@ -28,7 +28,7 @@ from ansible_collections.multicloud.federation.plugins.module_utils.huaweicloud.
     HuaweiCloudError,
     sdk_call,
 )
-from ansible_collections.multicloud.federation.plugins.module_utils.kubeconfig_credentials import credential_expiry
+from ansible_collections.multicloud.federation.plugins.module_utils.kubeconfig.credentials import credential_expiry
 
 try:
     from huaweicloudsdkcce.v3 import CertDuration, CreateKubernetesClusterCertRequest, ShowClusterRequest
@@ -125,7 +125,7 @@ def _credential(data):
 
 def expiry(data):
     """When the current context's user's credential expires: its client certificate's notAfter, or a JWT
-    token's exp claim (kubeconfig_credentials.credential_expiry); None when it cannot be read."""
+    token's exp claim (kubeconfig.credentials.credential_expiry); None when it cannot be read."""
     found = _credential(data)
     return found["expires"] if found else None
 

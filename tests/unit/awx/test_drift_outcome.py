@@ -35,7 +35,7 @@ HOSTS = {"federation": ["karmada"], "members": ["m1", "m2"]}
 
 
 def report(drift=0, failures=0, phase="evaluate"):
-    """A drift role report (plugins/module_utils/drift_report.py build_report) with that many rows."""
+    """A drift role report (plugins/module_utils/drift/report.py build_report) with that many rows."""
     rows = [{"cluster": "m1", "field": "spec.replicas"}] * drift
     failed = [{"cluster": "m2", "field": "(failed)"}] * failures
     clusters = {}

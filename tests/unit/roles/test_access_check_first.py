@@ -3,7 +3,7 @@
 kubernetes.core reads ``K8S_AUTH_*`` for every connection option a task leaves unset, so an
 environment that carries, say, ``K8S_AUTH_HOST`` would send a role's writes to another cluster than
 the inventory's kubeconfig and context. The collection's own modules refuse such an environment
-(``cluster_access.check_environment``); this test makes sure that one of them runs in each role
+(``access.cluster.check_environment``); this test makes sure that one of them runs in each role
 before anything of kubernetes.core talks to a cluster, following includes in task order.
 """
 
@@ -17,7 +17,7 @@ import yaml
 
 ROLES = Path(__file__).resolve().parents[3] / "roles"
 
-# The collection's modules that connect through cluster_access (connect_control_plane, connect,
+# The collection's modules that connect through access.cluster (connect_control_plane, connect,
 # connect_member) and so refuse a redirecting environment before their first request.
 CHECKING_MODULES = {
     "multicloud.federation." + name for name in (

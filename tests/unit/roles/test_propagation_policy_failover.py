@@ -11,7 +11,7 @@ import yaml
 from ansible_collections.multicloud.federation.plugins.module_utils.failover import decision as d
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.engine import FAILBACK_ANNOTATION
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.placement import withdrawn_placement
-from ansible_collections.multicloud.federation.plugins.module_utils.united_deployment_application import (
+from ansible_collections.multicloud.federation.plugins.module_utils.applications.united_deployment_application import (
     applications,
     propagation_policy,
 )

@@ -54,7 +54,7 @@ def _import_collection():
 def read_states(args):
     """(members' states, plan) through the collection's access layer and engine contract."""
     _import_collection()
-    from ansible_collections.multicloud.federation.plugins.module_utils.cluster_access import connect
+    from ansible_collections.multicloud.federation.plugins.module_utils.access.cluster import connect
     from ansible_collections.multicloud.federation.plugins.module_utils.failover import decision
     from ansible_collections.multicloud.federation.plugins.module_utils.engines.contract import federation_engine
 

@@ -35,7 +35,7 @@ __metaclass__ = type
 import datetime
 import json
 
-from ansible_collections.multicloud.federation.plugins.module_utils.cluster_access import poll
+from ansible_collections.multicloud.federation.plugins.module_utils.access.cluster import poll
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.contract import (
     KARMADA,
     EngineError,
@@ -43,7 +43,7 @@ from ansible_collections.multicloud.federation.plugins.module_utils.engines.cont
     health_row,
     without_server_fields,
 )
-from ansible_collections.multicloud.federation.plugins.module_utils.federalize import (
+from ansible_collections.multicloud.federation.plugins.module_utils.federalize.objects import (
     CONFLICT_RESOLUTION_ANNOTATION,
     CONFLICT_RESOLUTION_OVERWRITE,
     dependency_refs,
@@ -56,11 +56,11 @@ from ansible_collections.multicloud.federation.plugins.module_utils.engines.karm
     preserving_works,
     replica_scheduling,
 )
-from ansible_collections.multicloud.federation.plugins.module_utils.federation_verify import (
+from ansible_collections.multicloud.federation.plugins.module_utils.applications.verify import (
     MAX_POLL_INTERVAL,
     check_division,
 )
-from ansible_collections.multicloud.federation.plugins.module_utils.federation_verify import (
+from ansible_collections.multicloud.federation.plugins.module_utils.applications.verify import (
     binding_problems as scheduling_problems,
 )
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.division import (
@@ -244,7 +244,7 @@ def rebalance_pending(rebalancer, reference, binding):
     yet ([] when it has): the controller records the workload Successful once it stamped the
     binding's ``spec.rescheduleTriggeredAt``; the scheduler then schedules the binding afresh and sets
     ``status.lastScheduledTime``; last, the binding must be scheduled and applied
-    (federation_verify.binding_problems). EngineError when there is nothing to wait for."""
+    (applications.verify.binding_problems). EngineError when there is nothing to wait for."""
     if rebalancer is None:
         raise EngineError("the WorkloadRebalancer was deleted before it rescheduled %s %s"
                           % (reference["kind"], reference["name"]))
@@ -525,10 +525,10 @@ class KarmadaEngine(FederationEngine):
             POLICY_API_VERSION, self.override_policy_kind(namespace), namespace))
 
     def apply_overrides(self, rule_set, selected, dry_run=False):
-        """Create, update or delete the policy of ``rule_set`` (a federation_overrides.RuleSet).
+        """Create, update or delete the policy of ``rule_set`` (a federalize.overrides.RuleSet).
         ``selected`` is unused: the policy's resourceSelectors select the templates."""
         # Imported here: the engine's other steps do not use it.
-        from ansible_collections.multicloud.federation.plugins.module_utils import federation_overrides as overrides
+        from ansible_collections.multicloud.federation.plugins.module_utils.federalize import overrides
 
         spec = None
         if rule_set.state == "present":
@@ -677,7 +677,7 @@ class KarmadaEngine(FederationEngine):
     # --- rebalancing: Karmada does not reschedule a static-weight split when a cluster joins --
     def placement_drift(self, template):
         """The binding's split against the division the live policy, Cluster list and resource UID
-        predict (federation_verify.check_division: what verify compares)."""
+        predict (applications.verify.check_division: what verify compares)."""
         binding = self.placement(template)
         policy, _policy_kind = self.workload_policy(template)
         division = check_division(template, binding, policy, self.clusters(),

@@ -41,7 +41,7 @@ import re
 import time
 from fractions import Fraction
 
-from ansible_collections.multicloud.federation.plugins.module_utils.federalize import pod_dependencies
+from ansible_collections.multicloud.federation.plugins.module_utils.federalize.objects import pod_dependencies
 
 try:
     from lupa import lua51 as _lupa

@@ -25,7 +25,7 @@ __metaclass__ = type
 import base64
 import os
 
-from ansible_collections.multicloud.federation.plugins.module_utils import kubeconfig as kc
+from ansible_collections.multicloud.federation.plugins.module_utils.kubeconfig import file as kc
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.kubeadmiral.engine import (
     API_VERSION,
     SYSTEM_NAMESPACE,

@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: multicloud.federation contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""An in-memory stand-in for ``cluster_access.Cluster``, for unit tests of the engines and the
+"""An in-memory stand-in for ``access.cluster.Cluster``, for unit tests of the engines and the
 orchestration in module_utils: same methods, same return shapes, and a log of every write so a
 test can assert the order of changes (the real API is tested end to end on the local stack)."""
 
@@ -11,7 +11,7 @@ __metaclass__ = type
 
 import copy
 
-from ansible_collections.multicloud.federation.plugins.module_utils.cluster_access import ApiError
+from ansible_collections.multicloud.federation.plugins.module_utils.access.cluster import ApiError
 
 
 def _labels_match(selector, labels):
@@ -117,7 +117,7 @@ def _merge(target, patch):
 
 
 class FakeTime(object):
-    """A clock and a sleep for cluster_access.poll: sleeping moves the clock, and every pause is recorded."""
+    """A clock and a sleep for access.cluster.poll: sleeping moves the clock, and every pause is recorded."""
 
     def __init__(self):
         self.now = 0.0

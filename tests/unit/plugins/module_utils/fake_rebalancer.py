@@ -14,8 +14,8 @@ import datetime
 import functools
 
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada import engine as karmada_engine
-from ansible_collections.multicloud.federation.plugins.module_utils import workload_rebalance
-from ansible_collections.multicloud.federation.plugins.module_utils.cluster_access import poll
+from ansible_collections.multicloud.federation.plugins.module_utils.applications import rebalance as workload_rebalance
+from ansible_collections.multicloud.federation.plugins.module_utils.access.cluster import poll
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.engine import (
     BINDING_API_VERSION,
     REBALANCER_API,

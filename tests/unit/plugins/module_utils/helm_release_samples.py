@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: multicloud.federation contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Hand-made Helm release Secrets for the helm_release and helm_release_recover tests, stored as Helm
+"""Hand-made Helm release Secrets for the helm.release and helm_release_recover tests, stored as Helm
 3 stores them (labels owner/name/status/version, data.release base64 over base64(gzip(JSON)))."""
 
 from __future__ import absolute_import, division, print_function
@@ -12,7 +12,7 @@ import base64
 import gzip
 import json
 
-from ansible_collections.multicloud.federation.plugins.module_utils.helm_release import parse_timestamp
+from ansible_collections.multicloud.federation.plugins.module_utils.helm.release import parse_timestamp
 
 NOW = parse_timestamp("2026-12-03T17:00:00Z")
 SECRET_VALUE = "s3cr3t-chart-value"

@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: multicloud.federation contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Hand-made Kruise objects for the kruise_install and kruise_info tests: CRDs, the two webhook
+"""Hand-made Kruise objects for the kruise.install and kruise_info tests: CRDs, the two webhook
 configurations, and a FakeCluster member on which Kruise is installed and ready."""
 
 from __future__ import absolute_import, division, print_function

@@ -14,7 +14,7 @@ import pytest
 from kubernetes.client.rest import ApiException
 from kubernetes.dynamic.exceptions import ResourceNotFoundError, api_exception
 
-from ansible_collections.multicloud.federation.plugins.module_utils import cluster_access as ca
+from ansible_collections.multicloud.federation.plugins.module_utils.access import cluster as ca
 from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.fake_cluster import FakeTime
 
 

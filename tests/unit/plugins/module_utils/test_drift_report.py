@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright (c) multicloud.federation contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Drift rows from registered results, the report and its Markdown (module_utils/drift_report.py)."""
+"""Drift rows from registered results, the report and its Markdown (module_utils/drift/report.py)."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -9,7 +9,7 @@ __metaclass__ = type
 
 import json
 
-from ansible_collections.multicloud.federation.plugins.module_utils.drift_report import (
+from ansible_collections.multicloud.federation.plugins.module_utils.drift.report import (
     build_report,
     field_differences,
     render_markdown,

@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright (c) multicloud.federation contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Template stripping, dependency discovery, round-trip comparison and snapshots of federalize."""
+"""Template stripping, dependency discovery, round-trip comparison and snapshots of federalize.objects."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -9,7 +9,7 @@ __metaclass__ = type
 
 import copy
 
-from ansible_collections.multicloud.federation.plugins.module_utils.federalize import (
+from ansible_collections.multicloud.federation.plugins.module_utils.federalize.objects import (
     REDACTED,
     compare_round_trip,
     compare_snapshots,

@@ -10,8 +10,8 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.multicloud.federation.plugins.module_utils.federalize import REDACTED, FederalizeError
-from ansible_collections.multicloud.federation.plugins.module_utils.federalize_adoption import (
+from ansible_collections.multicloud.federation.plugins.module_utils.federalize.objects import REDACTED, FederalizeError
+from ansible_collections.multicloud.federation.plugins.module_utils.federalize.adoption import (
     Federalizer,
     MemberClusters,
 )

@@ -12,7 +12,7 @@ import pytest
 from ansible_collections.multicloud.federation.plugins.module_utils.engines import contract as fe
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.engine import KarmadaEngine
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.kubeadmiral.engine import KubeAdmiralEngine
-from ansible_collections.multicloud.federation.plugins.module_utils.kubeconfig_cluster import interpret_version
+from ansible_collections.multicloud.federation.plugins.module_utils.kubeconfig.cluster import interpret_version
 
 from .fake_cluster import FakeCluster
 
@@ -89,7 +89,7 @@ class StatusChanging(object):
 
 
 def no_sleep_poll(monkeypatch):
-    from ansible_collections.multicloud.federation.plugins.module_utils.cluster_access import poll
+    from ansible_collections.multicloud.federation.plugins.module_utils.access.cluster import poll
     from .fake_cluster import FakeTime
     fake = FakeTime()
 

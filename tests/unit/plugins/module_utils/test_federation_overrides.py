@@ -10,7 +10,7 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.multicloud.federation.plugins.module_utils import federation_overrides as fo
+from ansible_collections.multicloud.federation.plugins.module_utils.federalize import overrides as fo
 
 # The inventory's members: the host b-host is cluster cluster-b in the federation.
 MEMBERS = [{"host": "cluster-a", "name": "cluster-a"}, {"host": "b-host", "name": "cluster-b"}]

@@ -16,7 +16,7 @@ import pytest
 import yaml
 
 from ansible_collections.multicloud.federation.plugins.module_utils.engines import contract as fe
-from ansible_collections.multicloud.federation.plugins.module_utils import federation_overrides as fo
+from ansible_collections.multicloud.federation.plugins.module_utils.federalize import overrides as fo
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada import engine as ke
 
 from .fake_cluster import FakeCluster

@@ -13,14 +13,14 @@ import functools
 
 import pytest
 
-from ansible_collections.multicloud.federation.plugins.module_utils import federation_verify
-from ansible_collections.multicloud.federation.plugins.module_utils.cluster_access import (
+from ansible_collections.multicloud.federation.plugins.module_utils.applications import verify as federation_verify
+from ansible_collections.multicloud.federation.plugins.module_utils.access.cluster import (
     AccessError,
     ApiError,
     poll,
 )
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.contract import federation_engine
-from ansible_collections.multicloud.federation.plugins.module_utils.federation_verify import (
+from ansible_collections.multicloud.federation.plugins.module_utils.applications.verify import (
     Verification,
     outcome,
     write_report,

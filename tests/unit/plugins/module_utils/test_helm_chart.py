@@ -12,7 +12,7 @@ import tarfile
 
 import pytest
 
-from ansible_collections.multicloud.federation.plugins.module_utils.helm_chart import (
+from ansible_collections.multicloud.federation.plugins.module_utils.helm.chart import (
     ChartSourceError,
     chart_kube_version,
     chart_metadata,

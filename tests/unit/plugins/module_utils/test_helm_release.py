@@ -16,8 +16,8 @@ import json
 
 import pytest
 
-from ansible_collections.multicloud.federation.plugins.module_utils import helm_release
-from ansible_collections.multicloud.federation.plugins.module_utils.helm_release import (
+from ansible_collections.multicloud.federation.plugins.module_utils.helm import release as helm_release
+from ansible_collections.multicloud.federation.plugins.module_utils.helm.release import (
     ReleaseError,
     decode_release,
     desired_chart,

@@ -16,7 +16,7 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.multicloud.federation.plugins.module_utils.kruise_allocation import (
+from ansible_collections.multicloud.federation.plugins.module_utils.kruise.allocation import (
     KruiseAllocationError,
     SubsetReplicasError,
     allocate,

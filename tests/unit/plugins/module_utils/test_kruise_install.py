@@ -11,9 +11,9 @@ import functools
 
 import pytest
 
-from ansible_collections.multicloud.federation.plugins.module_utils import kruise_install
-from ansible_collections.multicloud.federation.plugins.module_utils.cluster_access import ApiError, poll
-from ansible_collections.multicloud.federation.plugins.module_utils.kruise_install import (
+from ansible_collections.multicloud.federation.plugins.module_utils.kruise import install as kruise_install
+from ansible_collections.multicloud.federation.plugins.module_utils.access.cluster import ApiError, poll
+from ansible_collections.multicloud.federation.plugins.module_utils.kruise.install import (
     crd_summary,
     custom_resource_summary,
     is_kruise_crd,

@@ -14,7 +14,7 @@ import stat
 import pytest
 import yaml
 
-from ansible_collections.multicloud.federation.plugins.module_utils import kubeconfig as kc
+from ansible_collections.multicloud.federation.plugins.module_utils.kubeconfig import file as kc
 
 SECRET_TOKEN = "tok-3f9a8b7c6d5e4f30"
 SECRET_KEY = "LS0tLS1CRUdJTiBQUklWQVRFIEtFWS0tLS0tc2VjcmV0"

@@ -10,9 +10,9 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.multicloud.federation.plugins.module_utils.cluster_access import AccessError, ApiError
+from ansible_collections.multicloud.federation.plugins.module_utils.access.cluster import AccessError, ApiError
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.engine import CLUSTER_API
-from ansible_collections.multicloud.federation.plugins.module_utils.kubeconfig_check import CheckFailed, check_cluster
+from ansible_collections.multicloud.federation.plugins.module_utils.kubeconfig.check import CheckFailed, check_cluster
 
 from .fake_cluster import FakeCluster
 

@@ -17,7 +17,7 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
-from ansible_collections.multicloud.federation.plugins.module_utils import kubeconfig_credentials as creds
+from ansible_collections.multicloud.federation.plugins.module_utils.kubeconfig import credentials as creds
 
 UTC = datetime.timezone.utc
 NOW = datetime.datetime(2026, 11, 30, 12, 0, 0, tzinfo=UTC)

@@ -14,9 +14,9 @@ import datetime
 
 import pytest
 
-from ansible_collections.multicloud.federation.plugins.module_utils import run_lock
-from ansible_collections.multicloud.federation.plugins.module_utils.cluster_access import ApiError
-from ansible_collections.multicloud.federation.plugins.module_utils.run_lock import LockError, RunLock
+from ansible_collections.multicloud.federation.plugins.module_utils.access import run_lock
+from ansible_collections.multicloud.federation.plugins.module_utils.access.cluster import ApiError
+from ansible_collections.multicloud.federation.plugins.module_utils.access.run_lock import LockError, RunLock
 from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.fake_cluster import FakeCluster
 
 NOW = datetime.datetime(2026, 12, 3, 12, 0, 0)

@@ -12,8 +12,8 @@ import copy
 
 import pytest
 
-from ansible_collections.multicloud.federation.plugins.module_utils import kruise_allocation
-from ansible_collections.multicloud.federation.plugins.module_utils.united_deployment import (
+from ansible_collections.multicloud.federation.plugins.module_utils.kruise import allocation as kruise_allocation
+from ansible_collections.multicloud.federation.plugins.module_utils.applications.united_deployment import (
     UnitedDeploymentError,
     check,
     expected_updated,

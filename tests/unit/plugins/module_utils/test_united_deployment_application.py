@@ -12,7 +12,7 @@ import os
 import pytest
 import yaml
 
-from ansible_collections.multicloud.federation.plugins.module_utils import united_deployment_application as ua
+from ansible_collections.multicloud.federation.plugins.module_utils.applications import united_deployment_application as ua
 
 MEMBERS = [
     {"host": "idc1", "name": "idc1", "weight": 1, "virtual_kubelet": False},

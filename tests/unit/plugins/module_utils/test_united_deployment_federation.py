@@ -11,7 +11,7 @@ __metaclass__ = type
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.contract import federation_engine
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.division import EVEN_UID, ODD_UID
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.engine import CLUSTER_API
-from ansible_collections.multicloud.federation.plugins.module_utils.united_deployment import (
+from ansible_collections.multicloud.federation.plugins.module_utils.applications.united_deployment import (
     UID_BY_PARITY,
     validate_on_federation,
 )

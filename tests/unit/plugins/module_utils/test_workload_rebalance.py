@@ -15,7 +15,7 @@ from ansible_collections.multicloud.federation.plugins.module_utils.engines.cont
     EngineError,
     federation_engine,
 )
-from ansible_collections.multicloud.federation.plugins.module_utils.workload_rebalance import WorkloadRebalance
+from ansible_collections.multicloud.federation.plugins.module_utils.applications.rebalance import WorkloadRebalance
 from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.fake_rebalancer import (
     BALANCED,
     BINDING,

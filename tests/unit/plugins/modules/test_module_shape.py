@@ -2,7 +2,7 @@
 # Copyright (c) multicloud.federation contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """Every module is thin and reaches clusters only through the access layer
-(plugins/module_utils/cluster_access.py): no client, URL or wait loop of its own."""
+(plugins/module_utils/access/cluster.py): no client, URL or wait loop of its own."""
 
 from __future__ import absolute_import, division, print_function
 

@@ -10,7 +10,7 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.multicloud.federation.plugins.module_utils.cluster_access import ApiError
+from ansible_collections.multicloud.federation.plugins.module_utils.access.cluster import ApiError
 from ansible_collections.multicloud.federation.plugins.modules import override_policy
 from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.test_federation_overrides_run import (
     LB_NAME,

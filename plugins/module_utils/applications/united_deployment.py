@@ -15,7 +15,7 @@ Upstream (openkruise/kruise, paths at tag v1.9.0):
   via core ``ValidateNodeSelectorTerm``, tolerations via core ``ValidateTolerations``, subset
   replicas, update strategy) and ``validateUnitedDeploymentTopologyV1beta1`` (a subset's
   nodeSelectorTerm and tolerations may not change in an update). The topology and update-strategy
-  rules are kruise_allocation.validate_topology.
+  rules are kruise.allocation.validate_topology.
 - k8s.io/kubernetes ``pkg/apis/core/validation/validation.go`` ``validateNodeSelectorRequirement``,
   ``validateNodeFieldSelectorRequirement``, ``ValidateTolerations`` (at v1.32.9).
 - ``pkg/controller/uniteddeployment/adapter/deployment_adapter.go``: a Deployment subset ignores
@@ -35,11 +35,11 @@ __metaclass__ = type
 import copy
 import re
 
-from ansible_collections.multicloud.federation.plugins.module_utils.federation_overrides import (
+from ansible_collections.multicloud.federation.plugins.module_utils.federalize.overrides import (
     escape_pointer,
     unescape_pointer,
 )
-from ansible_collections.multicloud.federation.plugins.module_utils.kruise_allocation import (
+from ansible_collections.multicloud.federation.plugins.module_utils.kruise.allocation import (
     FieldError,
     KruiseAllocationError,
     validate_topology,

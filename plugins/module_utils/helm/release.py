@@ -90,7 +90,7 @@ try:
 except ImportError:  # kubernetes.core requires PyYAML; without it the default values are not compared
     yaml = None
 
-from ansible_collections.multicloud.federation.plugins.module_utils.helm_chart import chart_metadata, read_chart
+from ansible_collections.multicloud.federation.plugins.module_utils.helm.chart import chart_metadata, read_chart
 
 
 SECRET_API = ("v1", "Secret")

@@ -39,13 +39,13 @@ from ansible_collections.multicloud.federation.plugins.module_utils.engines.karm
     weights_from_static_weight_list,
 )
 # Not engines.contract's: the filters must not load the Kubernetes client, which its access layer does.
-from ansible_collections.multicloud.federation.plugins.module_utils.federation_overrides import (
+from ansible_collections.multicloud.federation.plugins.module_utils.federalize.overrides import (
     ENGINE_NAMES,
     KUBEADMIRAL,
     POLICY_API_VERSIONS,
 )
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.placement import withdrawn_placement
-from ansible_collections.multicloud.federation.plugins.module_utils.united_deployment import (
+from ansible_collections.multicloud.federation.plugins.module_utils.applications.united_deployment import (
     UnitedDeploymentError,
     regular_nodes_only_patch,
 )

@@ -4,9 +4,9 @@
 """The steps of the federalize module: adopt what runs in one member cluster into the federation
 without restarting it.
 
-``Federalizer`` works on the access layer (``cluster_access.Cluster`` of the control plane and of
+``Federalizer`` works on the access layer (``access.cluster.Cluster`` of the control plane and of
 the source member, or unit tests' FakeCluster) and a ``FederationEngine``; the rules it applies
-to single objects are the plain functions of ``federalize``. Order of a run:
+to single objects are the plain functions of ``federalize.objects``. Order of a run:
 
 1. checks, before any change: the source is a ready member of the federation, the namespace
    exists in the member, every selected object exists, the engine can adopt each of them
@@ -25,13 +25,13 @@ __metaclass__ = type
 
 import copy
 
-from ansible_collections.multicloud.federation.plugins.module_utils.cluster_access import (
+from ansible_collections.multicloud.federation.plugins.module_utils.access.cluster import (
     ApiError,
     connect_member,
     pause,
     poll,
 )
-from ansible_collections.multicloud.federation.plugins.module_utils.federalize import (
+from ansible_collections.multicloud.federation.plugins.module_utils.federalize.objects import (
     SERVICE_ACCOUNT_TOKEN_TYPE,
     FederalizeError,
     compare_round_trip,
@@ -43,7 +43,7 @@ from ansible_collections.multicloud.federation.plugins.module_utils.federalize i
     workload_snapshot,
 )
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.contract import member_version_warning
-from ansible_collections.multicloud.federation.plugins.module_utils.kubeconfig_cluster import interpret_version
+from ansible_collections.multicloud.federation.plugins.module_utils.kubeconfig.cluster import interpret_version
 
 # The kinds whose pods and ReplicaSets are compared before and after adoption.
 WORKLOAD_KINDS = ("Deployment", "StatefulSet", "DaemonSet", "ReplicaSet")

@@ -6,12 +6,12 @@ have done, from live objects only.
 
 ``evaluate`` and its named steps are plain functions on plain data; ``Verification`` gathers the
 objects (the control plane through the federation engine, each member directly through the access
-layer) and waits with ``cluster_access.poll`` until they match.
+layer) and waits with ``access.cluster.poll`` until they match.
 
 Expectations:
 - per cluster: Karmada's division (engines.karmada.placement.expected_placement: the live
   PropagationPolicy, the live Cluster list and ``ResourceBinding.spec.resource.uid``);
-- per subset in each member: Kruise's allocation (kruise_allocation.allocate) of the cluster's
+- per subset in each member: Kruise's allocation (kruise.allocation.allocate) of the cluster's
   replicas, with the subset workloads' current replicas (the remainder is sticky);
 - per subset: updated pods = replicas - min(partition, replicas) (Deployment subsets: all);
 - pods Ready on nodes matching the subset's nodeSelectorTerm, virtual-kubelet subsets on
@@ -25,7 +25,7 @@ __metaclass__ = type
 
 import os
 
-from ansible_collections.multicloud.federation.plugins.module_utils.cluster_access import (
+from ansible_collections.multicloud.federation.plugins.module_utils.access.cluster import (
     AccessError,
     ApiError,
     connect_member,
@@ -42,12 +42,12 @@ from ansible_collections.multicloud.federation.plugins.module_utils.engines.karm
     expected_placement,
     node_selector_term_matches,
 )
-from ansible_collections.multicloud.federation.plugins.module_utils.kruise_allocation import (
+from ansible_collections.multicloud.federation.plugins.module_utils.kruise.allocation import (
     KruiseAllocationError,
     allocate,
     next_partitions,
 )
-from ansible_collections.multicloud.federation.plugins.module_utils.united_deployment import (
+from ansible_collections.multicloud.federation.plugins.module_utils.applications.united_deployment import (
     SUBSET_WORKLOADS,
     UnitedDeploymentError,
     expected_updated,
@@ -503,7 +503,7 @@ def _selector_string(match_labels):
 
 def read_member(cluster, name, namespace, api_version):
     """The member's UnitedDeployment, its subset workloads, pods and node labels (``cluster``: the
-    member's ``cluster_access.Cluster``; its ApiError propagates)."""
+    member's ``access.cluster.Cluster``; its ApiError propagates)."""
     ud = cluster.get(api_version, "UnitedDeployment", name, namespace)
     if ud is None:
         return {"ud": None}

@@ -30,7 +30,7 @@ import datetime
 import os
 import socket
 
-from ansible_collections.multicloud.federation.plugins.module_utils.cluster_access import ApiError
+from ansible_collections.multicloud.federation.plugins.module_utils.access.cluster import ApiError
 
 LEASE_API = "coordination.k8s.io/v1"
 LEASE_KIND = "Lease"
@@ -104,7 +104,7 @@ def expired(spec, now):
 
 
 class RunLock(object):
-    """The run lock ``namespace/name`` on ``cluster`` (a cluster_access.Cluster), held as ``identity``."""
+    """The run lock ``namespace/name`` on ``cluster`` (an access.cluster.Cluster), held as ``identity``."""
 
     def __init__(self, cluster, namespace, name, identity, duration, host=None, proc="/proc", now=None):
         self.cluster = cluster

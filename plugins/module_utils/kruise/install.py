@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: multicloud.federation contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""What "OpenKruise is installed and ready" means (kruise-daemon's placement: kruise_daemon.py).
+"""What "OpenKruise is installed and ready" means (kruise-daemon's placement: kruise/daemon.py).
 
 Upstream facts (openkruise/kruise at v1.9.0 unless said otherwise; openkruise/charts):
 
@@ -19,7 +19,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.multicloud.federation.plugins.module_utils.cluster_access import ApiError, poll
+from ansible_collections.multicloud.federation.plugins.module_utils.access.cluster import ApiError, poll
 
 KRUISE_GROUP_SUFFIX = "kruise.io"
 CRD_API = ("apiextensions.k8s.io/v1", "CustomResourceDefinition")
@@ -161,7 +161,7 @@ def custom_resource_summary(crd, item):
 
 
 # ---------------------------------------------------------------------------------------------
-# Reading the state of one cluster (``cluster_access.Cluster``) and waiting until it is ready.
+# Reading the state of one cluster (``access.cluster.Cluster``) and waiting until it is ready.
 #
 # CRDs, webhook configurations and the dry-run create all go through API discovery. Kruise's API
 # groups appear when its CRDs are created and disappear when they are deleted, also between two

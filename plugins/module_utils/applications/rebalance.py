@@ -16,9 +16,9 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.multicloud.federation.plugins.module_utils.cluster_access import poll
+from ansible_collections.multicloud.federation.plugins.module_utils.access.cluster import poll
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.contract import EngineError
-from ansible_collections.multicloud.federation.plugins.module_utils.federation_verify import MAX_POLL_INTERVAL
+from ansible_collections.multicloud.federation.plugins.module_utils.applications.verify import MAX_POLL_INTERVAL
 
 
 def split_text(split):
@@ -58,7 +58,7 @@ class WorkloadRebalance(object):
                       placement=drift.get("current") or {}, differences=drift.get("problems") or [],
                       notes=list(drift.get("notes") or []), rebalancer=None, waited=0.0)
         if changed:
-            # The split as a field diff, the shape drift.yml's report reads (drift_report.result_rows):
+            # The split as a field diff, the shape drift.yml's report reads (drift.report.result_rows):
             # before is what the engine placed, after what the policy's weights give.
             result["diff"] = dict(before=dict(placement=result["current"]),
                                   after=dict(placement=result["predicted"] or {}))

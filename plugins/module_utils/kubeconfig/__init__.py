@@ -1,0 +1,10 @@
+# -*- coding: utf-8 -*-
+# Copyright: multicloud.federation contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Kubeconfig files and what the clusters behind them answer (the kubeconfig step).
+
+- ``file``: pure kubeconfig logic: parse, check, select a context, merge, redact, render, write privately.
+- ``credentials``: when a kubeconfig user's credential stops working.
+- ``cluster``: what a cluster's answers mean (its /version, the federation's member list).
+- ``check``: the step's API check through the access layer (the kubeconfig_file module).
+"""
