@@ -81,7 +81,7 @@ def test_the_runbooks_united_deployment_as_a_definition():
     """Pasted as written (apps.kruise.io/v1alpha1, no namespace): applied in the application's
     namespace and in the apiVersion the control plane prefers (which it stores anyway), validated as Kruise
     would, selected by its policy in that version."""
-    from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.test_united_deployment_application \
+    from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.applications.test_united_deployment_application \
         import runbook_definition
     [app] = united_deployment_applications([{"name": "sample-ud", "policy_name": "ud-propagation",
                                              "definition": runbook_definition()}], MEMBERS, "apps.kruise.io/v1beta1")
@@ -98,7 +98,7 @@ def test_the_runbooks_propagation_policy_as_an_object():
     """The runbook's UnitedDeployment and PropagationPolicy pasted as written, members without cluster_weight: the
     policy applied is the runbook's (name, both members, 1:2) selecting sample-ud in the version the control plane
     prefers; the entry's clusters, weights and scheduling (what verify, failover and rebalance read) are the object's."""
-    from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.test_united_deployment_application \
+    from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.applications.test_united_deployment_application \
         import runbook_definition, runbook_policy
     members = [dict(member, weight=None) for member in MEMBERS]
     [app] = united_deployment_applications([{"name": "sample-ud", "definition": runbook_definition(),

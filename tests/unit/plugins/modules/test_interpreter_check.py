@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from ansible_collections.multicloud.federation.plugins.modules import interpreter_check
-from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.test_karmada_lua import (
+from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.engines.karmada.test_lua import (
     ROLE,
     SCRIPTS,
     definition,

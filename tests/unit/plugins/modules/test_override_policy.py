@@ -12,7 +12,7 @@ import pytest
 
 from ansible_collections.multicloud.federation.plugins.module_utils.access.cluster import ApiError
 from ansible_collections.multicloud.federation.plugins.modules import override_policy
-from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.test_federation_overrides_run import (
+from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.federalize.test_overrides_run import (
     LB_NAME,
     NAMESPACE,
     app_objects,

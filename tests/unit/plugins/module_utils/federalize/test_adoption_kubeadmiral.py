@@ -18,9 +18,9 @@ from ansible_collections.multicloud.federation.plugins.module_utils.federalize.o
 from ansible_collections.multicloud.federation.plugins.module_utils.federalize.adoption import Federalizer
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.contract import EngineError
 
-from .federalize_world import NAMESPACE, SECRET_VALUE
-from .kubeadmiral_world import APP_RESOURCES, SOURCE, TARGET, KubeAdmiralWorld
-from .kubeadmiral_world import federalize_options as params
+from ..federalize_world import NAMESPACE, SECRET_VALUE
+from ..kubeadmiral_world import APP_RESOURCES, SOURCE, TARGET, KubeAdmiralWorld
+from ..kubeadmiral_world import federalize_options as params
 
 ADOPT_IN_SOURCE = {"kubeadmiral.io/conflict-resolution": "adopt",
                    "kubeadmiral.io/clusters-to-adopt": json.dumps({"clusters": [SOURCE]}, separators=(",", ":"))}

@@ -13,7 +13,7 @@ from ansible_collections.multicloud.federation.plugins.module_utils.kubeconfig i
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.engine import KarmadaEngine, cluster_summary
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.kubeadmiral.engine import KubeAdmiralEngine
 
-from .fake_cluster import FakeCluster
+from ..fake_cluster import FakeCluster
 
 KARMADA = KarmadaEngine(FakeCluster())
 

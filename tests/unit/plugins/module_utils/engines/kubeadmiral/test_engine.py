@@ -3,8 +3,8 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """The KubeAdmiral engine, method by method, on FakeClusters: members, the policy a template's
 label names, FederatedObjects, adoption marks, the adoption policy, what a policy places, plans and
-their waits (the orchestration on this engine: test_federalize_adoption_kubeadmiral.py,
-test_placement_change_kubeadmiral.py)."""
+their waits (the orchestration on this engine: federalize/test_adoption_kubeadmiral.py,
+federalize/test_placement_kubeadmiral.py)."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -18,8 +18,8 @@ from ansible_collections.multicloud.federation.plugins.module_utils.engines.kube
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.kubeadmiral import placement as kp
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.contract import EngineError
 
-from .fake_cluster import FakeCluster
-from .kubeadmiral_world import CLUSTER_SCOPED, CONTROL_PLANE_APIS, TYPE_CONFIGS, federated_cluster, type_config
+from ...fake_cluster import FakeCluster
+from ...kubeadmiral_world import CLUSTER_SCOPED, CONTROL_PLANE_APIS, TYPE_CONFIGS, federated_cluster, type_config
 
 NS = "fed-demo"
 

@@ -35,7 +35,7 @@ from ansible_collections.multicloud.federation.plugins.module_utils.engines.karm
     script_findings,
 )
 
-ROLE = os.path.join(os.path.dirname(__file__), "..", "..", "..", "..", "roles", "resource_interpreter")
+ROLE = os.path.join(os.path.dirname(__file__), "..", "..", "..", "..", "..", "..", "roles", "resource_interpreter")
 SCRIPTS = {
     "replicaResource": "get_replicas.lua",
     "replicaRevision": "revise_replica.lua",
@@ -264,7 +264,7 @@ def test_health_counts_v1beta1_partitions(samples):
 
 # --- the runbook's customization: refused, and the message says which lines and what replaces them --
 
-RUNBOOK_INTERPRETER = os.path.join(os.path.dirname(__file__), "runbook_interpreter.yml")
+RUNBOOK_INTERPRETER = os.path.join(os.path.dirname(__file__), "..", "..", "runbook_interpreter.yml")
 
 
 def runbook_interpreter():

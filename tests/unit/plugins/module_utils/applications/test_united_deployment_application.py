@@ -281,7 +281,7 @@ def test_failover_must_be_a_boolean():
 # --- the runbook's UnitedDeployment pasted as a definition (no namespace, apps.kruise.io/v1alpha1) ---
 
 def runbook_definition():
-    with open(os.path.join(os.path.dirname(__file__), "runbook_united_deployment.yml")) as handle:
+    with open(os.path.join(os.path.dirname(__file__), "..", "runbook_united_deployment.yml")) as handle:
         return yaml.safe_load(handle)
 
 
@@ -353,7 +353,7 @@ def test_a_definition_that_disagrees_with_its_application_is_refused(entry, word
 # --- the runbook's PropagationPolicy pasted as propagation_policy_definition ---
 
 def runbook_policy():
-    with open(os.path.join(os.path.dirname(__file__), "runbook_propagation_policy.yml")) as handle:
+    with open(os.path.join(os.path.dirname(__file__), "..", "runbook_propagation_policy.yml")) as handle:
         return yaml.safe_load(handle)
 
 

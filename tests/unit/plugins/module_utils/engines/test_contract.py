@@ -14,7 +14,7 @@ from ansible_collections.multicloud.federation.plugins.module_utils.engines.karm
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.kubeadmiral.engine import KubeAdmiralEngine
 from ansible_collections.multicloud.federation.plugins.module_utils.kubeconfig.cluster import interpret_version
 
-from .fake_cluster import FakeCluster
+from ..fake_cluster import FakeCluster
 
 KARMADA_API = ("cluster.karmada.io/v1alpha1", "Cluster")
 KUBEADMIRAL_API = ("core.kubeadmiral.io/v1alpha1", "FederatedCluster")
@@ -90,7 +90,7 @@ class StatusChanging(object):
 
 def no_sleep_poll(monkeypatch):
     from ansible_collections.multicloud.federation.plugins.module_utils.access.cluster import poll
-    from .fake_cluster import FakeTime
+    from ..fake_cluster import FakeTime
     fake = FakeTime()
 
     def fake_poll(probe, timeout, interval):

@@ -19,8 +19,8 @@ from ansible_collections.multicloud.federation.plugins.module_utils.engines impo
 from ansible_collections.multicloud.federation.plugins.module_utils.federalize import overrides as fo
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada import engine as ke
 
-from .fake_cluster import FakeCluster
-from .kubeadmiral_overrides_world import KUBEADMIRAL_API, LABEL, kubeadmiral_engine
+from ..fake_cluster import FakeCluster
+from ..kubeadmiral_overrides_world import KUBEADMIRAL_API, LABEL, kubeadmiral_engine
 
 NAMESPACE = "demo"
 MEMBERS = [{"host": "cluster-a", "name": "cluster-a"}, {"host": "cluster-b", "name": "cluster-b"}]
@@ -287,7 +287,7 @@ def test_the_engine_lists_the_rule_sets_that_exist_in_a_namespace(engine_name):
 def runbook_policies():
     """The runbook's policies of runbook_override_policies.yml: Karmada's example-override, and
     volc-service-override (its eight annotations) as KubeAdmiral's and as Karmada's."""
-    with open(os.path.join(os.path.dirname(__file__), "runbook_override_policies.yml")) as handle:
+    with open(os.path.join(os.path.dirname(__file__), "..", "runbook_override_policies.yml")) as handle:
         return yaml.safe_load(handle)
 
 

@@ -15,8 +15,8 @@ from ansible_collections.multicloud.federation.plugins.module_utils.engines.karm
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.contract import EngineError
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.placement import withdrawn_placement
 
-from .fake_federation import control_plane
-from .fake_rebalancer import TEMPLATE_API
+from ...fake_federation import control_plane
+from ...fake_rebalancer import TEMPLATE_API
 
 OWNERS = [{"manager": "multicloud.federation", "operation": "Apply", "fieldsType": "FieldsV1", "fieldsV1": {"f:spec": {}}}]
 

@@ -20,8 +20,8 @@ from ansible_collections.multicloud.federation.plugins.module_utils.federalize.a
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.contract import EngineError
 from ansible_collections.multicloud.federation.plugins.module_utils.federalize.placement import PlacementChange
 
-from .federalize_world import NAMESPACE
-from .kubeadmiral_world import SOURCE, TARGET, KubeAdmiralWorld, federalize_options
+from ..federalize_world import NAMESPACE
+from ..kubeadmiral_world import SOURCE, TARGET, KubeAdmiralWorld, federalize_options
 
 
 class RecordingEngine(kae.KubeAdmiralEngine):
