@@ -194,10 +194,10 @@ from ansible_collections.multicloud.federation.plugins.module_utils.engines.cont
     ENGINES,
     SUPPORTED_MEMBER_VERSIONS,
     EngineError,
-    federation_engine,
     member_version_warning,
     wait_for_members_serving,
 )
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.detect import federation_engine
 from ansible_collections.multicloud.federation.plugins.module_utils.kubeconfig.cluster import interpret_version
 
 

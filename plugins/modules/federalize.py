@@ -236,8 +236,8 @@ from ansible_collections.multicloud.federation.plugins.module_utils.federalize.a
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.contract import (
     ENGINE_ARG_SPEC,
     EngineError,
-    federation_engine,
 )
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.detect import federation_engine
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.placement import (
     PlacementError,
 )

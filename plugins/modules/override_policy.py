@@ -206,8 +206,8 @@ from ansible_collections.multicloud.federation.plugins.module_utils.access.clust
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.contract import (
     ENGINE_ARG_SPEC,
     EngineError,
-    federation_engine,
 )
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.detect import federation_engine
 from ansible_collections.multicloud.federation.plugins.module_utils.federalize.overrides import (
     OverrideError,
     OverrideRun,

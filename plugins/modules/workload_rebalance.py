@@ -177,8 +177,8 @@ from ansible_collections.multicloud.federation.plugins.module_utils.access.clust
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.contract import (
     ENGINE_ARG_SPEC,
     EngineError,
-    federation_engine,
 )
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.detect import federation_engine
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.division import DEFAULT_KARMADA_VERSION
 from ansible_collections.multicloud.federation.plugins.module_utils.applications.rebalance import WorkloadRebalance
 

@@ -4,10 +4,13 @@
 """The federation engines behind one contract: what the runbooks' steps ask, and how each engine does it.
 
 - ``contract``: ``FederationEngine`` (the runbooks' questions and changes, in their own terms), the
-  engine names and module option, engine detection, and the helpers every engine shares.
+  engine names and module option, and the helpers every engine shares.
+- ``detect``: which engine a control plane runs (the ``engine`` option, or API discovery), and its
+  ``FederationEngine``: ``federation_engine(control_plane, engine)``.
 - ``karmada``: Karmada.
 - ``kubeadmiral``: KubeAdmiral (the engine of Volcengine DCP).
 
 Importing this package imports neither engine: filters import pure parts of an engine package
-(Karmada's division, for one) and must not load the Kubernetes client.
+(Karmada's division, for one) and must not load the Kubernetes client. The engines import
+``contract``, ``detect`` imports the engines, and ``contract`` imports neither.
 """

@@ -6,10 +6,11 @@
 The runbooks speak of members and whether they are ready, the policy that places a workload,
 where it was placed, per-cluster overrides and adopting what already runs in a member. Each engine
 (Karmada; KubeAdmiral, the engine of Volcengine DCP) implements ``FederationEngine`` with its own
-API; modules ask ``federation_engine(cluster, engine)`` for the one that the control plane runs.
+API; modules ask ``engines.detect.federation_engine(cluster, engine)`` for the one that the control
+plane runs.
 
-The engine is chosen per federation host: the ``engine`` option (inventory variable
-``federation_engine``) or, when it is ``auto``, API discovery.
+The engine is chosen per federation host (``engines.detect``): the ``engine`` option (inventory
+variable ``federation_engine``) or, when it is ``auto``, API discovery.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -337,41 +338,6 @@ def require_united_deployment(engine):
     """EngineError, before any read or change, when ``engine`` cannot carry the first runbook's UnitedDeployment."""
     if engine.united_deployment_unsupported:
         raise EngineError(engine.united_deployment_unsupported)
-
-
-def detect_engine(control_plane):
-    """The engine whose member API the control plane serves; EngineError when neither or both."""
-    found = [engine for engine in ENGINES if control_plane.serves(*ENGINE_MEMBER_API[engine])]
-    if len(found) == 1:
-        return found[0]
-    if not found:
-        raise EngineError(
-            "%s serves neither Karmada's member API (%s %s) nor KubeAdmiral's (%s %s): the host in group "
-            "'federation' must point at the federation control plane (check cluster_kubeconfig and "
-            "cluster_context), or set federation_engine"
-            % ((control_plane.name,) + ENGINE_MEMBER_API[KARMADA] + ENGINE_MEMBER_API[KUBEADMIRAL]))
-    raise EngineError("%s serves both Karmada's and KubeAdmiral's member APIs: set federation_engine to the "
-                      "engine that federates the members" % control_plane.name)
-
-
-def federation_engine(control_plane, engine=AUTO, karmada_version=None):
-    """The ``FederationEngine`` for the control plane. ``engine`` as the module option says."""
-    # Imported here: each engine module imports this one for the base class.
-    from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada import engine as karmada_engine
-    from ansible_collections.multicloud.federation.plugins.module_utils.engines.kubeadmiral import engine as kubeadmiral_engine
-
-    if engine in (None, AUTO):
-        engine = detect_engine(control_plane)
-    elif engine not in ENGINES:
-        raise EngineError("engine %r is not one of %s" % (engine, ", ".join((AUTO,) + ENGINES)))
-    elif not control_plane.serves(*ENGINE_MEMBER_API[engine]):
-        raise EngineError(
-            "federation_engine is %s, but %s does not serve %s's member API (%s %s): point the federation "
-            "host at a %s control plane, or set federation_engine to auto"
-            % ((engine, control_plane.name, engine) + ENGINE_MEMBER_API[engine] + (engine,)))
-    if engine == KARMADA:
-        return karmada_engine.KarmadaEngine(control_plane, karmada_version=karmada_version)
-    return kubeadmiral_engine.KubeAdmiralEngine(control_plane)
 
 
 def wait_for_members_serving(engine, api_version, kind, names, timeout, interval=1.0):

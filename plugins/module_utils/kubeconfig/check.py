@@ -11,10 +11,8 @@ __metaclass__ = type
 
 from ansible_collections.multicloud.federation.plugins.module_utils.access import cluster as cluster_access
 from ansible_collections.multicloud.federation.plugins.module_utils.kubeconfig import cluster as kubeconfig_cluster
-from ansible_collections.multicloud.federation.plugins.module_utils.engines.contract import (
-    EngineError,
-    federation_engine,
-)
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.contract import EngineError
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.detect import federation_engine
 
 
 class CheckFailed(Exception):

@@ -56,7 +56,7 @@ def read_states(args):
     _import_collection()
     from ansible_collections.multicloud.federation.plugins.module_utils.access.cluster import connect
     from ansible_collections.multicloud.federation.plugins.module_utils.failover import decision
-    from ansible_collections.multicloud.federation.plugins.module_utils.engines.contract import federation_engine
+    from ansible_collections.multicloud.federation.plugins.module_utils.engines.detect import federation_engine
 
     engine = federation_engine(connect(args["kubeconfig"], args.get("context"), "the federation control plane"),
                                args.get("engine") or "auto")

@@ -19,7 +19,7 @@ from ansible_collections.multicloud.federation.plugins.module_utils.access.clust
     ApiError,
     poll,
 )
-from ansible_collections.multicloud.federation.plugins.module_utils.engines.contract import federation_engine
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.detect import federation_engine
 from ansible_collections.multicloud.federation.plugins.module_utils.applications.verify import (
     Verification,
     outcome,
