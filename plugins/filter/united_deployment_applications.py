@@ -11,9 +11,6 @@ __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.multicloud.federation.plugins.module_utils.failover.decision import FailoverError, validate_method
-from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.division import DEFAULT_KARMADA_VERSION
-from ansible_collections.multicloud.federation.plugins.plugin_utils.resolved import resolved
 from ansible_collections.multicloud.federation.plugins.module_utils.applications.united_deployment import federation_guards, validate
 from ansible_collections.multicloud.federation.plugins.module_utils.applications.united_deployment_application import (
     ApplicationError,
@@ -24,6 +21,9 @@ from ansible_collections.multicloud.federation.plugins.module_utils.applications
     regular_nodes_only_rules,
     united_deployment,
 )
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.division import DEFAULT_KARMADA_VERSION
+from ansible_collections.multicloud.federation.plugins.module_utils.failover.decision import FailoverError, validate_method
+from ansible_collections.multicloud.federation.plugins.plugin_utils.resolved import resolved
 
 
 def _label(virtual_kubelet_node_label):

@@ -111,10 +111,10 @@ import datetime
 import os
 
 from ansible.module_utils.basic import AnsibleModule, missing_required_lib
-from ansible_collections.multicloud.federation.plugins.module_utils.kubeconfig import file as kc
 from ansible_collections.multicloud.federation.plugins.module_utils.huaweicloud import cce_kubeconfig as ck
 from ansible_collections.multicloud.federation.plugins.module_utils.huaweicloud import client as hwc
 from ansible_collections.multicloud.federation.plugins.module_utils.huaweicloud.errors import HuaweiCloudError
+from ansible_collections.multicloud.federation.plugins.module_utils.kubeconfig import file as kc
 
 
 def argument_spec():

@@ -235,14 +235,14 @@ from ansible_collections.multicloud.federation.plugins.module_utils.access.clust
     ApiError,
     connect_control_plane,
 )
-from ansible_collections.multicloud.federation.plugins.module_utils.failover.decision import FailoverError
-from ansible_collections.multicloud.federation.plugins.module_utils.failover.runner import Failover
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.contract import (
     ENGINE_ARG_SPEC,
     EngineError,
 )
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.detect import federation_engine
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.division import DEFAULT_KARMADA_VERSION
+from ansible_collections.multicloud.federation.plugins.module_utils.failover.decision import FailoverError
+from ansible_collections.multicloud.federation.plugins.module_utils.failover.runner import Failover
 
 
 def argspec():

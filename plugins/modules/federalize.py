@@ -226,13 +226,6 @@ from ansible_collections.multicloud.federation.plugins.module_utils.access.clust
     connect_control_plane,
     connect_member,
 )
-from ansible_collections.multicloud.federation.plugins.module_utils.federalize.objects import (
-    FederalizeError,
-)
-from ansible_collections.multicloud.federation.plugins.module_utils.federalize.adoption import (
-    Federalizer,
-    MemberClusters,
-)
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.contract import (
     ENGINE_ARG_SPEC,
     EngineError,
@@ -240,6 +233,13 @@ from ansible_collections.multicloud.federation.plugins.module_utils.engines.cont
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.detect import federation_engine
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.placement import (
     PlacementError,
+)
+from ansible_collections.multicloud.federation.plugins.module_utils.federalize.adoption import (
+    Federalizer,
+    MemberClusters,
+)
+from ansible_collections.multicloud.federation.plugins.module_utils.federalize.objects import (
+    FederalizeError,
 )
 
 

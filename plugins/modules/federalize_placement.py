@@ -161,17 +161,17 @@ from ansible_collections.multicloud.federation.plugins.module_utils.access.clust
     connect_control_plane,
     connect_member,
 )
-from ansible_collections.multicloud.federation.plugins.module_utils.federalize.objects import (
-    FederalizeError,
-)
-from ansible_collections.multicloud.federation.plugins.module_utils.federalize.adoption import (
-    MemberClusters,
-)
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.contract import (
     ENGINE_ARG_SPEC,
     EngineError,
 )
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.detect import federation_engine
+from ansible_collections.multicloud.federation.plugins.module_utils.federalize.adoption import (
+    MemberClusters,
+)
+from ansible_collections.multicloud.federation.plugins.module_utils.federalize.objects import (
+    FederalizeError,
+)
 from ansible_collections.multicloud.federation.plugins.module_utils.federalize.placement import (
     PlacementChange,
 )

@@ -195,17 +195,17 @@ from ansible_collections.multicloud.federation.plugins.module_utils.access.clust
     ApiError,
     connect_control_plane,
 )
+from ansible_collections.multicloud.federation.plugins.module_utils.applications.verify import (
+    Verification,
+    outcome,
+    write_report,
+)
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.contract import (
     ENGINE_ARG_SPEC,
     EngineError,
     require_united_deployment,
 )
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.detect import federation_engine
-from ansible_collections.multicloud.federation.plugins.module_utils.applications.verify import (
-    Verification,
-    outcome,
-    write_report,
-)
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.division import DEFAULT_KARMADA_VERSION
 
 

@@ -105,8 +105,8 @@ federated_cluster:
 import os
 
 from ansible.module_utils.basic import AnsibleModule, missing_required_lib
-from ansible_collections.multicloud.federation.plugins.module_utils.kubeconfig import file as kc
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.kubeadmiral import join as kubeadmiral_join
+from ansible_collections.multicloud.federation.plugins.module_utils.kubeconfig import file as kc
 
 
 def main():

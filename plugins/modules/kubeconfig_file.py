@@ -261,9 +261,9 @@ import os
 import traceback
 
 from ansible.module_utils.basic import AnsibleModule, missing_required_lib
-from ansible_collections.multicloud.federation.plugins.module_utils.kubeconfig import file as kc
 from ansible_collections.multicloud.federation.plugins.module_utils.kubeconfig import check as kubeconfig_check
 from ansible_collections.multicloud.federation.plugins.module_utils.kubeconfig import credentials as creds
+from ansible_collections.multicloud.federation.plugins.module_utils.kubeconfig import file as kc
 
 KUBERNETES_IMPORT_ERROR = None
 try:

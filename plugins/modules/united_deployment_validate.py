@@ -129,6 +129,10 @@ from ansible_collections.multicloud.federation.plugins.module_utils.access.clust
     ApiError,
     connect_control_plane,
 )
+from ansible_collections.multicloud.federation.plugins.module_utils.applications.united_deployment import (
+    validate_many_on_federation,
+    validate_on_federation,
+)
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.contract import (
     ENGINE_ARG_SPEC,
     EngineError,
@@ -140,10 +144,6 @@ from ansible_collections.multicloud.federation.plugins.module_utils.engines.karm
     DivisionError,
 )
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.placement import PlacementError
-from ansible_collections.multicloud.federation.plugins.module_utils.applications.united_deployment import (
-    validate_many_on_federation,
-    validate_on_federation,
-)
 
 
 def argspec():

@@ -174,13 +174,13 @@ from ansible_collections.multicloud.federation.plugins.module_utils.access.clust
     ApiError,
     connect_control_plane,
 )
+from ansible_collections.multicloud.federation.plugins.module_utils.applications.rebalance import WorkloadRebalance
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.contract import (
     ENGINE_ARG_SPEC,
     EngineError,
 )
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.detect import federation_engine
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.division import DEFAULT_KARMADA_VERSION
-from ansible_collections.multicloud.federation.plugins.module_utils.applications.rebalance import WorkloadRebalance
 
 
 def argspec():

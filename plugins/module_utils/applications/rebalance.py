@@ -17,8 +17,8 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.multicloud.federation.plugins.module_utils.access.cluster import poll
-from ansible_collections.multicloud.federation.plugins.module_utils.engines.contract import EngineError
 from ansible_collections.multicloud.federation.plugins.module_utils.applications.verify import MAX_POLL_INTERVAL
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.contract import EngineError
 
 
 def split_text(split):

@@ -35,6 +35,13 @@ __metaclass__ = type
 import copy
 import re
 
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.division import EVEN_UID, ODD_UID
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.placement import (
+    DUPLICATED,
+    STATIC_WEIGHT,
+    expected_placement,
+    label_selector_matches,
+)
 from ansible_collections.multicloud.federation.plugins.module_utils.federalize.overrides import (
     escape_pointer,
     unescape_pointer,
@@ -43,13 +50,6 @@ from ansible_collections.multicloud.federation.plugins.module_utils.kruise.alloc
     FieldError,
     KruiseAllocationError,
     validate_topology,
-)
-from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.division import EVEN_UID, ODD_UID
-from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.placement import (
-    DUPLICATED,
-    STATIC_WEIGHT,
-    expected_placement,
-    label_selector_matches,
 )
 
 TEMPLATE_KINDS = ("statefulSetTemplate", "advancedStatefulSetTemplate", "cloneSetTemplate", "deploymentTemplate")

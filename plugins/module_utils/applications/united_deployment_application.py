@@ -23,6 +23,13 @@ import base64
 import copy
 import re
 
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.division import (
+    DEFAULT_KARMADA_VERSION,
+    DivisionError,
+    static_weight_list,
+    static_weights,
+    weights_from_static_weight_list,
+)
 from ansible_collections.multicloud.federation.plugins.module_utils.failover.decision import (
     ENGINE_TAINT_KEY,
     EVACUATED_TAINT_KEY,
@@ -31,23 +38,16 @@ from ansible_collections.multicloud.federation.plugins.module_utils.failover.dec
     METHOD_PLACEMENT,
     engine_tolerations,
 )
-from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.division import (
-    DEFAULT_KARMADA_VERSION,
-    DivisionError,
-    static_weight_list,
-    static_weights,
-    weights_from_static_weight_list,
-)
 # Not engines.contract's: the filters must not load the Kubernetes client, which its access layer does.
+from ansible_collections.multicloud.federation.plugins.module_utils.applications.united_deployment import (
+    UnitedDeploymentError,
+    regular_nodes_only_patch,
+)
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.placement import withdrawn_placement
 from ansible_collections.multicloud.federation.plugins.module_utils.federalize.overrides import (
     ENGINE_NAMES,
     KUBEADMIRAL,
     POLICY_API_VERSIONS,
-)
-from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.placement import withdrawn_placement
-from ansible_collections.multicloud.federation.plugins.module_utils.applications.united_deployment import (
-    UnitedDeploymentError,
-    regular_nodes_only_patch,
 )
 
 PROPAGATION_POLICY_API_VERSION = "policy.karmada.io/v1alpha1"

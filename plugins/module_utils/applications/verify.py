@@ -31,6 +31,15 @@ from ansible_collections.multicloud.federation.plugins.module_utils.access.clust
     connect_member,
     poll,
 )
+from ansible_collections.multicloud.federation.plugins.module_utils.applications.united_deployment import (
+    SUBSET_WORKLOADS,
+    UnitedDeploymentError,
+    expected_updated,
+    is_virtual_kubelet_subset,
+    pod_template,
+    regular_nodes_only,
+    template_kind,
+)
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.division import compare_division
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.estimator import (
     EstimateError,
@@ -46,15 +55,6 @@ from ansible_collections.multicloud.federation.plugins.module_utils.kruise.alloc
     KruiseAllocationError,
     allocate,
     next_partitions,
-)
-from ansible_collections.multicloud.federation.plugins.module_utils.applications.united_deployment import (
-    SUBSET_WORKLOADS,
-    UnitedDeploymentError,
-    expected_updated,
-    is_virtual_kubelet_subset,
-    pod_template,
-    regular_nodes_only,
-    template_kind,
 )
 
 SUBSET_LABEL = "apps.kruise.io/subset-name"

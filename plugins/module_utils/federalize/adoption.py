@@ -31,6 +31,7 @@ from ansible_collections.multicloud.federation.plugins.module_utils.access.clust
     pause,
     poll,
 )
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.contract import member_version_warning
 from ansible_collections.multicloud.federation.plugins.module_utils.federalize.objects import (
     SERVICE_ACCOUNT_TOKEN_TYPE,
     FederalizeError,
@@ -42,7 +43,6 @@ from ansible_collections.multicloud.federation.plugins.module_utils.federalize.o
     strip_template,
     workload_snapshot,
 )
-from ansible_collections.multicloud.federation.plugins.module_utils.engines.contract import member_version_warning
 from ansible_collections.multicloud.federation.plugins.module_utils.kubeconfig.cluster import interpret_version
 
 # The kinds whose pods and ReplicaSets are compared before and after adoption.

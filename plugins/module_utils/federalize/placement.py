@@ -21,11 +21,11 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.multicloud.federation.plugins.module_utils.access.cluster import ApiError, poll
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.contract import member_version_warning
 from ansible_collections.multicloud.federation.plugins.module_utils.federalize.objects import (
     FederalizeError,
     node_port_collisions,
 )
-from ansible_collections.multicloud.federation.plugins.module_utils.engines.contract import member_version_warning
 from ansible_collections.multicloud.federation.plugins.module_utils.kubeconfig.cluster import interpret_version
 
 POLL_INTERVAL = 1.0

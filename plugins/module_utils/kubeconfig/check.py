@@ -10,9 +10,9 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.multicloud.federation.plugins.module_utils.access import cluster as cluster_access
-from ansible_collections.multicloud.federation.plugins.module_utils.kubeconfig import cluster as kubeconfig_cluster
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.contract import EngineError
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.detect import federation_engine
+from ansible_collections.multicloud.federation.plugins.module_utils.kubeconfig import cluster as kubeconfig_cluster
 
 
 class CheckFailed(Exception):

@@ -8,13 +8,13 @@ from pathlib import Path
 import pytest
 import yaml
 
-from ansible_collections.multicloud.federation.plugins.module_utils.failover import decision as d
-from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.engine import FAILBACK_ANNOTATION
-from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.placement import withdrawn_placement
 from ansible_collections.multicloud.federation.plugins.module_utils.applications.united_deployment_application import (
     applications,
     propagation_policy,
 )
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.engine import FAILBACK_ANNOTATION
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.placement import withdrawn_placement
+from ansible_collections.multicloud.federation.plugins.module_utils.failover import decision as d
 
 ROOT = Path(__file__).resolve().parents[3]
 VARS = yaml.safe_load((ROOT / "roles" / "propagation_policy" / "vars" / "main.yml").read_text())

@@ -36,6 +36,13 @@ import datetime
 import json
 
 from ansible_collections.multicloud.federation.plugins.module_utils.access.cluster import poll
+from ansible_collections.multicloud.federation.plugins.module_utils.applications.verify import (
+    MAX_POLL_INTERVAL,
+    check_division,
+)
+from ansible_collections.multicloud.federation.plugins.module_utils.applications.verify import (
+    binding_problems as scheduling_problems,
+)
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.contract import (
     KARMADA,
     EngineError,
@@ -43,11 +50,11 @@ from ansible_collections.multicloud.federation.plugins.module_utils.engines.cont
     health_row,
     without_server_fields,
 )
-from ansible_collections.multicloud.federation.plugins.module_utils.federalize.objects import (
-    CONFLICT_RESOLUTION_ANNOTATION,
-    CONFLICT_RESOLUTION_OVERWRITE,
-    dependency_refs,
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.division import (
+    DEFAULT_KARMADA_VERSION,
+    fnv32a,
 )
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.estimator import available_replicas
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.federalize_placement import (
     apply_patch,
     binding_problems,
@@ -56,18 +63,6 @@ from ansible_collections.multicloud.federation.plugins.module_utils.engines.karm
     preserving_works,
     replica_scheduling,
 )
-from ansible_collections.multicloud.federation.plugins.module_utils.applications.verify import (
-    MAX_POLL_INTERVAL,
-    check_division,
-)
-from ansible_collections.multicloud.federation.plugins.module_utils.applications.verify import (
-    binding_problems as scheduling_problems,
-)
-from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.division import (
-    DEFAULT_KARMADA_VERSION,
-    fnv32a,
-)
-from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.estimator import available_replicas
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.placement import (
     DUPLICATED,
     PlacementError,
@@ -75,6 +70,11 @@ from ansible_collections.multicloud.federation.plugins.module_utils.engines.karm
     label_selector_matches,
     policy_selects,
     withdrawn_placement,
+)
+from ansible_collections.multicloud.federation.plugins.module_utils.federalize.objects import (
+    CONFLICT_RESOLUTION_ANNOTATION,
+    CONFLICT_RESOLUTION_OVERWRITE,
+    dependency_refs,
 )
 
 CLUSTER_API = ("cluster.karmada.io/v1alpha1", "Cluster")

@@ -36,7 +36,6 @@ __metaclass__ = type
 
 import json
 
-from ansible_collections.multicloud.federation.plugins.module_utils.engines.kubeadmiral import placement as kp
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.contract import (
     KUBEADMIRAL,
     EngineError,
@@ -44,6 +43,7 @@ from ansible_collections.multicloud.federation.plugins.module_utils.engines.cont
     health_row,
     without_server_fields,
 )
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.kubeadmiral import placement as kp
 
 API_VERSION = kp.API_VERSION
 FEDERATED_CLUSTER_API = (API_VERSION, "FederatedCluster")

@@ -25,11 +25,11 @@ __metaclass__ = type
 import base64
 import os
 
-from ansible_collections.multicloud.federation.plugins.module_utils.kubeconfig import file as kc
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.kubeadmiral.engine import (
     API_VERSION,
     SYSTEM_NAMESPACE,
 )
+from ansible_collections.multicloud.federation.plugins.module_utils.kubeconfig import file as kc
 
 CA_KEY = "certificate-authority-data"
 CERT_KEY = "client-certificate-data"

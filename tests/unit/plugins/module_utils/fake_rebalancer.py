@@ -13,9 +13,9 @@ __metaclass__ = type
 import datetime
 import functools
 
-from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada import engine as karmada_engine
-from ansible_collections.multicloud.federation.plugins.module_utils.applications import rebalance as workload_rebalance
 from ansible_collections.multicloud.federation.plugins.module_utils.access.cluster import poll
+from ansible_collections.multicloud.federation.plugins.module_utils.applications import rebalance as workload_rebalance
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada import engine as karmada_engine
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.engine import (
     BINDING_API_VERSION,
     REBALANCER_API,

@@ -24,8 +24,8 @@ import json
 
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.kubeadmiral import engine as kae
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.kubeadmiral import placement as kp
-from ansible_collections.multicloud.federation.plugins.module_utils.federalize.objects import dependency_refs
 from ansible_collections.multicloud.federation.plugins.module_utils.federalize.adoption import MemberClusters
+from ansible_collections.multicloud.federation.plugins.module_utils.federalize.objects import dependency_refs
 from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.fake_cluster import FakeCluster
 from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.federalize_world import (
     MEMBER_APIS,

@@ -9,8 +9,8 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.multicloud.federation.plugins.module_utils.applications import verify as verify_utils
 from ansible_collections.multicloud.federation.plugins.module_utils.access.cluster import AccessError
+from ansible_collections.multicloud.federation.plugins.module_utils.applications import verify as verify_utils
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.division import DEFAULT_KARMADA_VERSION
 from ansible_collections.multicloud.federation.plugins.modules import federation_verify
 from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.fake_cluster import FakeCluster

@@ -12,7 +12,6 @@ import copy
 
 import pytest
 
-from ansible_collections.multicloud.federation.plugins.module_utils.kruise import allocation as kruise_allocation
 from ansible_collections.multicloud.federation.plugins.module_utils.applications.united_deployment import (
     UnitedDeploymentError,
     check,
@@ -22,6 +21,7 @@ from ansible_collections.multicloud.federation.plugins.module_utils.applications
     regular_nodes_only_patch,
     validate,
 )
+from ansible_collections.multicloud.federation.plugins.module_utils.kruise import allocation as kruise_allocation
 from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.federation_samples import (
     runbook_ud,
 )

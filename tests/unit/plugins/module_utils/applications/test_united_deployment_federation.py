@@ -8,13 +8,13 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.multicloud.federation.plugins.module_utils.engines.detect import federation_engine
-from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.division import EVEN_UID, ODD_UID
-from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.engine import CLUSTER_API
 from ansible_collections.multicloud.federation.plugins.module_utils.applications.united_deployment import (
     UID_BY_PARITY,
     validate_on_federation,
 )
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.detect import federation_engine
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.division import EVEN_UID, ODD_UID
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.engine import CLUSTER_API
 from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.fake_cluster import FakeCluster
 from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.fake_federation import (
     karmada_control_plane,

@@ -8,6 +8,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+from ansible_collections.multicloud.federation.plugins.module_utils.applications.united_deployment import regular_nodes_only
 from ansible_collections.multicloud.federation.plugins.module_utils.applications.verify import (
     check_aggregated_status,
     check_division,
@@ -22,7 +23,6 @@ from ansible_collections.multicloud.federation.plugins.module_utils.applications
     subset_expected_updated,
 )
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.division import EVEN_UID
-from ansible_collections.multicloud.federation.plugins.module_utils.applications.united_deployment import regular_nodes_only
 from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.federation_samples import (
     cluster,
     policy,

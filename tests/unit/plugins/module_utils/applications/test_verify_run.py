@@ -13,18 +13,18 @@ import functools
 
 import pytest
 
-from ansible_collections.multicloud.federation.plugins.module_utils.applications import verify as federation_verify
 from ansible_collections.multicloud.federation.plugins.module_utils.access.cluster import (
     AccessError,
     ApiError,
     poll,
 )
-from ansible_collections.multicloud.federation.plugins.module_utils.engines.detect import federation_engine
+from ansible_collections.multicloud.federation.plugins.module_utils.applications import verify as federation_verify
 from ansible_collections.multicloud.federation.plugins.module_utils.applications.verify import (
     Verification,
     outcome,
     write_report,
 )
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.detect import federation_engine
 from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.fake_cluster import FakeTime
 from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.fake_federation import (
     members_access,

@@ -11,11 +11,11 @@ import json
 
 import pytest
 
-from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada import engine as ke
 from ansible_collections.multicloud.federation.plugins.module_utils.access.cluster import ApiError
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.contract import EngineError
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada import engine as ke
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.kubeadmiral import engine as kae
 from ansible_collections.multicloud.federation.plugins.module_utils.failover import decision as d
-from ansible_collections.multicloud.federation.plugins.module_utils.engines.contract import EngineError
 
 from ..fake_cluster import FakeCluster
 

@@ -10,11 +10,11 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.multicloud.federation.plugins.module_utils.federalize.objects import REDACTED, FederalizeError
 from ansible_collections.multicloud.federation.plugins.module_utils.federalize.adoption import (
     Federalizer,
     MemberClusters,
 )
+from ansible_collections.multicloud.federation.plugins.module_utils.federalize.objects import REDACTED, FederalizeError
 
 from ..federalize_world import APP_RESOURCES, NAMESPACE, SECRET_VALUE, World
 from ..federalize_world import federalize_options as params

@@ -13,10 +13,10 @@ import json
 
 import pytest
 
-from ansible_collections.multicloud.federation.plugins.module_utils.engines.kubeadmiral import engine as kae
-from ansible_collections.multicloud.federation.plugins.module_utils.federalize.objects import REDACTED, FederalizeError
-from ansible_collections.multicloud.federation.plugins.module_utils.federalize.adoption import Federalizer
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.contract import EngineError
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.kubeadmiral import engine as kae
+from ansible_collections.multicloud.federation.plugins.module_utils.federalize.adoption import Federalizer
+from ansible_collections.multicloud.federation.plugins.module_utils.federalize.objects import REDACTED, FederalizeError
 
 from ..federalize_world import NAMESPACE, SECRET_VALUE
 from ..kubeadmiral_world import APP_RESOURCES, SOURCE, TARGET, KubeAdmiralWorld

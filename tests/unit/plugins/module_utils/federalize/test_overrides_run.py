@@ -16,8 +16,8 @@ import pytest
 import yaml
 
 from ansible_collections.multicloud.federation.plugins.module_utils.engines import contract as fe
-from ansible_collections.multicloud.federation.plugins.module_utils.federalize import overrides as fo
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada import engine as ke
+from ansible_collections.multicloud.federation.plugins.module_utils.federalize import overrides as fo
 
 from ..fake_cluster import FakeCluster
 from ..kubeadmiral_overrides_world import KUBEADMIRAL_API, LABEL, kubeadmiral_engine

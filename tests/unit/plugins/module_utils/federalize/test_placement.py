@@ -11,8 +11,8 @@ __metaclass__ = type
 import pytest
 
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada import engine as ke
-from ansible_collections.multicloud.federation.plugins.module_utils.federalize.objects import FederalizeError
 from ansible_collections.multicloud.federation.plugins.module_utils.federalize.adoption import Federalizer
+from ansible_collections.multicloud.federation.plugins.module_utils.federalize.objects import FederalizeError
 from ansible_collections.multicloud.federation.plugins.module_utils.federalize.placement import PlacementChange
 
 from ..federalize_world import APP_RESOURCES, NAMESPACE, NODE_PORT, World, federalize_options

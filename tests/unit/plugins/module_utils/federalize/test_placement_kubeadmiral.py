@@ -12,12 +12,12 @@ __metaclass__ = type
 
 import pytest
 
+from ansible_collections.multicloud.federation.plugins.module_utils.access.cluster import poll as real_poll
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.contract import EngineError
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.kubeadmiral import engine as kae
 from ansible_collections.multicloud.federation.plugins.module_utils.federalize import placement as pc
-from ansible_collections.multicloud.federation.plugins.module_utils.access.cluster import poll as real_poll
-from ansible_collections.multicloud.federation.plugins.module_utils.federalize.objects import FederalizeError
 from ansible_collections.multicloud.federation.plugins.module_utils.federalize.adoption import Federalizer
-from ansible_collections.multicloud.federation.plugins.module_utils.engines.contract import EngineError
+from ansible_collections.multicloud.federation.plugins.module_utils.federalize.objects import FederalizeError
 from ansible_collections.multicloud.federation.plugins.module_utils.federalize.placement import PlacementChange
 
 from ..federalize_world import NAMESPACE

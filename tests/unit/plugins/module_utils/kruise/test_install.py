@@ -11,8 +11,8 @@ import functools
 
 import pytest
 
-from ansible_collections.multicloud.federation.plugins.module_utils.kruise import install as kruise_install
 from ansible_collections.multicloud.federation.plugins.module_utils.access.cluster import ApiError, poll
+from ansible_collections.multicloud.federation.plugins.module_utils.kruise import install as kruise_install
 from ansible_collections.multicloud.federation.plugins.module_utils.kruise.install import (
     crd_summary,
     custom_resource_summary,
@@ -26,6 +26,7 @@ from ansible_collections.multicloud.federation.plugins.module_utils.kruise.insta
     webhook_summary,
 )
 from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.fake_cluster import FakeCluster
+from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.fake_cluster import FakeTime
 from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.kruise_samples import (
     MUTATING,
     UD_API,
@@ -33,7 +34,6 @@ from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.k
     crd,
     kruise_member,
 )
-from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.fake_cluster import FakeTime
 
 ALL = ["crds", "webhooks", "dry_run"]
 

@@ -9,9 +9,9 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.multicloud.federation.plugins.module_utils.kubeconfig import cluster as cc
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.engine import KarmadaEngine, cluster_summary
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.kubeadmiral.engine import KubeAdmiralEngine
+from ansible_collections.multicloud.federation.plugins.module_utils.kubeconfig import cluster as cc
 
 from ..fake_cluster import FakeCluster
 

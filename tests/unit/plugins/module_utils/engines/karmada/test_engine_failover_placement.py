@@ -11,8 +11,8 @@ import json
 
 import pytest
 
-from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada import engine as ke
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.contract import EngineError
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada import engine as ke
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.placement import withdrawn_placement
 
 from ...fake_federation import control_plane

@@ -10,8 +10,8 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada import engine as ke
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.contract import EngineError
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada import engine as ke
 
 from ...fake_cluster import FakeCluster
 

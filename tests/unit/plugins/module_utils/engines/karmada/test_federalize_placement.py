@@ -9,6 +9,7 @@ __metaclass__ = type
 
 import pytest
 
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.engine import works_of
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.federalize_placement import (
     apply_patch,
     binding_problems,
@@ -17,7 +18,6 @@ from ansible_collections.multicloud.federation.plugins.module_utils.engines.karm
     preserving_works,
     replica_scheduling,
 )
-from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.engine import works_of
 
 
 def policy(clusters, preserve=True, scheduling=None):

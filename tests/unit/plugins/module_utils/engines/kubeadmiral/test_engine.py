@@ -14,9 +14,9 @@ import json
 
 import pytest
 
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.contract import EngineError
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.kubeadmiral import engine as kae
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.kubeadmiral import placement as kp
-from ansible_collections.multicloud.federation.plugins.module_utils.engines.contract import EngineError
 
 from ...fake_cluster import FakeCluster
 from ...kubeadmiral_world import CLUSTER_SCOPED, CONTROL_PLANE_APIS, TYPE_CONFIGS, federated_cluster, type_config
