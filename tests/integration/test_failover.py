@@ -272,7 +272,8 @@ def test_every_member_lost_at_once_evacuates_nothing_and_loses_no_replica(stack,
 FAILBACK_ANNOTATION = "multicloud.federation/staged-replica-scheduling"
 
 
-def test_a_policy_left_mid_failback_is_drift_the_step_leaves_and_failover_yml_finishes(stack, healthy, tmp_path):
+def test_a_policy_left_mid_failback_is_drift_the_step_leaves_and_failover_yml_finishes(
+        stack, healthy, tmp_path, request):
     """What a failover.yml killed between a failback's two stages leaves (the Karmada engine's surge_placement
     patch, made here by hand): the policy Duplicated, its own scheduling and field owners in the annotation.
     drift.yml -e remediate=true reports it, naming failover.yml, and its remediation leaves it as it is (applying
@@ -287,6 +288,15 @@ def test_a_policy_left_mid_failback_is_drift_the_step_leaves_and_failover_yml_fi
                                 "spec": {"placement": {"replicaScheduling": {
                                     "replicaSchedulingType": "Duplicated", "replicaDivisionPreference": None,
                                     "weightPreference": None}}}}))
+    # Another federation's policy on the same control plane, staged by its own failover.yml: not this inventory's,
+    # so neither reported nor touched.
+    karmada.apply([{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "other-team"}},
+                   {"apiVersion": "policy.karmada.io/v1alpha1", "kind": "PropagationPolicy",
+                    "metadata": {"name": "theirs", "namespace": "other-team", "annotations": {FAILBACK_ANNOTATION: "{}"}},
+                    "spec": {"resourceSelectors": [{"apiVersion": "v1", "kind": "ConfigMap", "name": "theirs"}],
+                             "placement": {"clusterAffinity": {"clusterNames": ["idc1"]}}}}])
+    request.addfinalizer(lambda: karmada.kubectl("delete", "namespace", "other-team", "--ignore-not-found",
+                                                 "--wait=true", "--timeout=120s"))
     reports = tmp_path / "drift"
     drift = run_playbook("playbooks/drift.yml", stack_inventory(stack.env), env=stack.env, expect_failure=True,
                          extra_vars={"drift_report_dir": str(reports), "remediate": True,
@@ -301,6 +311,8 @@ def test_a_policy_left_mid_failback_is_drift_the_step_leaves_and_failover_yml_fi
     left = karmada.get("propagationpolicies.policy.karmada.io", NAME, "-n", NAMESPACE)
     assert left["spec"]["placement"]["replicaScheduling"]["replicaSchedulingType"] == "Duplicated", drift.describe()
     assert left["metadata"]["annotations"][FAILBACK_ANNOTATION] == saved
+    theirs = karmada.get("propagationpolicies.policy.karmada.io", "theirs", "-n", "other-team")
+    assert theirs["metadata"]["annotations"][FAILBACK_ANNOTATION] == "{}"
     run = failover(stack)
     assert any("an interrupted failback finished" in note for note in run.result(TASK, "karmada")["notes"]), run.describe()
     settled = karmada.get("propagationpolicies.policy.karmada.io", NAME, "-n", NAMESPACE)

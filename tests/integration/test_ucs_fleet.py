@@ -179,8 +179,7 @@ def test_site_yml_check_accepts_the_files_ucs_fleet_wrote_for_the_stack(stack, c
     ids = {"idc1": B, "test-ucs": A}
     for name, uid in ids.items():
         path = "/api/v3/projects/%s/clusters/%s" % (PROJECT, uid)
-        answer, endpoints = stack_member_answer(REPO_ROOT / ".stack" / "kubeconfigs" / ("%s.kubeconfig" % name),
-                                                external=name == "test-ucs")
+        answer, endpoints = stack_member_answer(stack.member_kubeconfigs[name], external=name == "test-ucs")
         cloud.route("GET", path, (200, {"kind": "Cluster", "apiVersion": "v3", "metadata": {"name": name, "uid": uid},
                                         "spec": {"type": "VirtualMachine", "version": "v1.32"},
                                         "status": {"phase": "Available", "endpoints": endpoints["url"]}}))

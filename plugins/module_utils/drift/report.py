@@ -231,18 +231,25 @@ def _strip_credentials(command):
     return re.sub(r"(--(?:kube-token|password|token)[= ])\S+", r"\1" + MASK, command)
 
 
-def annotated_rows(cluster, step, task, result, annotation, note=""):
+def annotated_rows(cluster, step, task, result, annotation, note="", within=None):
     """Drift rows of a read (a k8s_info result): one per object it lists that carries ``annotation``, an object
     the step leaves as it is while another playbook holds it (e.g. a PropagationPolicy failover.yml is failing
     back). The row's field is the annotation, wanted absent, with its value as found; ``note`` says who
-    finishes it. A failed read is a ``(failed)`` row, as for a write."""
+    finishes it. ``within``: the metadata ({namespace, name}) of the objects the step owns - the inventory's,
+    not another federation's that shares the control plane; every object listed when None. A failed read is a
+    ``(failed)`` row, as for a write."""
     if not isinstance(result, dict) or result.get("skipped"):
         return []
     if result.get("failed"):
         return [_row(cluster, step, task, None, "(failed)", None, None, str(result.get("msg", ""))[:2000])]
+    owned = None if within is None else set(((m or {}).get("namespace") or "", (m or {}).get("name"))
+                                            for m in within)
     rows = []
     for obj in result.get("resources") or []:
-        value = (((obj or {}).get("metadata") or {}).get("annotations") or {}).get(annotation)
+        metadata = (obj or {}).get("metadata") or {}
+        if owned is not None and (metadata.get("namespace") or "", metadata.get("name")) not in owned:
+            continue
+        value = (metadata.get("annotations") or {}).get(annotation)
         if value is not None:
             rows.append(_row(cluster, step, task, object_ref(obj), "metadata.annotations.%s" % annotation, None, value,
                              note))
@@ -253,14 +260,14 @@ def step_rows(cluster, step, entries, results):
     """Rows of one step on one cluster. ``entries``: [{"task", "object" (optional hint), "masked"}],
     ``results``: the registered result of each entry, in the same order. An entry's ``masked`` and
     ``creates`` are result_rows()'s; an entry with ``annotated`` (and ``note``) is a read whose listed objects
-    carrying that annotation are rows (annotated_rows())."""
+    carrying that annotation (and, with ``within``, owned by the step) are rows (annotated_rows())."""
     if len(entries or []) != len(results or []):
         raise ValueError("%d result(s) for %d task(s) of step %s" % (len(results or []), len(entries or []), step))
     rows = []
     for entry, result in zip(entries or [], results or []):
         if entry.get("annotated"):
             rows.extend(annotated_rows(cluster, step, entry.get("task", ""), result, entry["annotated"],
-                                       entry.get("note") or ""))
+                                       entry.get("note") or "", entry.get("within")))
             continue
         rows.extend(result_rows(cluster, step, entry.get("task", ""), result, entry.get("object") or None,
                                 bool(entry.get("masked")), bool(entry.get("creates"))))

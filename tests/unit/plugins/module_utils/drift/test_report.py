@@ -236,5 +236,10 @@ def test_a_policy_failover_yml_is_failing_back_is_a_row_naming_who_finishes_it()
     # Nothing staged, a skipped read: no row; a failed read: the step could not tell.
     assert step_rows("karmada", "propagation_policy", [entry], [{"resources": [other]}]) == []
     assert step_rows("karmada", "propagation_policy", [entry], [{"skipped": True}]) == []
+    # Another federation's policy on a shared control plane, staged by its own failover.yml: not this step's.
+    ours = dict(entry, within=[{"name": "web", "namespace": "shop"}])
+    assert step_rows("karmada", "propagation_policy", [ours], [{"resources": [staged, other]}]) == []
+    assert len(step_rows("karmada", "propagation_policy", [dict(entry, within=[staged["metadata"]])],
+                         [{"resources": [staged, other]}])) == 1
     failed = step_rows("karmada", "propagation_policy", [entry], [{"failed": True, "msg": "forbidden"}])
     assert [(r["field"], r["note"]) for r in failed] == [("(failed)", "forbidden")]
