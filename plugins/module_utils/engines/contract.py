@@ -333,6 +333,14 @@ class FederationEngine(object):
         [] before it is scheduled."""
         raise NotImplementedError
 
+    def copies_pending(self, template, member):
+        """Why ``template``'s copy in ``member`` is not placed there, synced and ready yet ([] when it is): what a
+        failback waits for where the engine reschedules by itself (rebalance_unsupported). Here: the placement
+        only; an engine that can read its copies' readiness says more."""
+        if member in self.placed_clusters(template):
+            return []
+        return ["not placed in %s again yet" % member]
+
 
 def require_united_deployment(engine):
     """EngineError, before any read or change, when ``engine`` cannot carry the first runbook's UnitedDeployment."""

@@ -176,8 +176,11 @@ class Failover(object):
         for workload, template in templates:
             ref = workload_ref(workload)
             if self.engine.rebalance_unsupported:
-                if member not in self.engine.placed_clusters(template):
-                    missing.append("%s is not placed in %s again yet" % (ref, member))
+                # The engine reschedules by itself: the member's copy placed, synced and ready again (with a
+                # Duplicated application the others' total alone would not show the member's own copies).
+                pending = self.engine.copies_pending(template, member)
+                if pending:
+                    missing.append("%s: %s" % (ref, "; ".join(pending)))
                     continue
             else:
                 drift = self.engine.placement_drift(template)

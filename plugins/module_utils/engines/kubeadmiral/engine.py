@@ -296,6 +296,12 @@ class KubeAdmiralEngine(FederationEngine):
         """Every controller's placement in the FederatedObject (``spec.placements``)."""
         return sorted(kp.placed_clusters(self.placement(template)))
 
+    def copies_pending(self, template, member):
+        """The copy in ``member`` placed, synced and ready as its CollectedStatus shows it (placement_pending's
+        COPIES_READY wait, which the placement changes wait with)."""
+        namespace = (template.get("metadata") or {}).get("namespace")
+        return self.placement_pending((kp.COPIES_READY, [member]), [self.federated_object_name(template)], namespace)
+
     def federated_objects(self, namespace=None):
         return self.control_plane.list(API_VERSION, federated_object_kind(namespace), namespace=namespace)
 

@@ -479,3 +479,33 @@ def test_a_drill_taints_whatever_the_method():
     world.ready["test-ucs"], world.running["test-ucs"] = True, 4
     drill = failover(world, clock, method="placement").drill("test-ucs", True)
     assert drill["mechanism"].startswith("NoExecute taint") and not any(e[0] == "withdraw" for e in world.log)
+
+
+class ReschedulingEngine(Engine):
+    """An engine that reschedules by itself (KubeAdmiral): the failback waits for the returning member's own copy,
+    which is ready here at the third look."""
+    rebalance_unsupported = "it reschedules by itself"
+
+    def __init__(self, world):
+        super(ReschedulingEngine, self).__init__(world)
+        self.looks = 0
+
+    def copies_pending(self, template, member):
+        self.looks += 1
+        return [] if self.looks >= 3 else ["%s: 0 of 1 copies ready" % member]
+
+
+def test_where_the_engine_reschedules_a_failback_waits_for_the_members_own_copy():
+    """With the others already running the full total (a Duplicated application), the total alone would end the
+    failback at once: it ends when the returning member's own copy is ready."""
+    clock = Clock()
+    world = World(clock)
+    failover(world, clock).run()
+    world.ready["test-ucs"], world.since["test-ucs"] = True, clock.now - 61
+    world.running = {"idc1": 6, "test-ucs": 0}
+    engine = ReschedulingEngine(world)
+    started = clock.now
+    result = Failover(engine, MEMBERS, [WORKLOAD], "taint", 60, 60, 120, clock=clock, sleep=clock.sleep,
+                      readiness=Readiness(world)).run()
+    assert [row["member"] for row in result["failed_back"]] == ["test-ucs"]
+    assert engine.looks == 3 and result["failed_back"][0]["seconds"] > 0 and clock.now > started
