@@ -147,6 +147,14 @@ engine:
   returned: when O(federation=true)
   type: str
   sample: kubeadmiral
+united_deployment_unsupported:
+  description:
+    - Why the engine cannot carry the first runbook's UnitedDeployment steps (kruise on the control plane to
+      verify); empty when it can. Roles and drift decide on this, never on the engine's name.
+  returned: when O(federation=true)
+  type: str
+  version_added: 0.2.0
+  sample: ""
 check_mode:
   description: Whether this task ran in check mode (command line C(--check) or the task's C(check_mode) keyword).
   returned: always
@@ -228,6 +236,7 @@ def main():
         if params["federation"]:
             engine = federation_engine(cluster, params["engine"])
             result["engine"] = engine.name
+            result["united_deployment_unsupported"] = engine.united_deployment_unsupported
             if params["override_rule_sets_in"]:
                 result["override_rule_sets"] = sorted(
                     "%s/%s" % (namespace, name) for namespace in sorted(set(params["override_rule_sets_in"]))
