@@ -188,7 +188,7 @@ def cases(inv: Inventory, workdir: Path) -> dict[str, tuple[str, dict | None, di
         "federalize-from-a-member-not-joined": (
             "playbooks/federalize.yml", not_joined,
             {**app, "federalize_source": NOT_JOINED, "federalize_resources": [{"kind": "Deployment", "names": ["x"]}]},
-            (f"cluster {NOT_JOINED} is not a member of the Karmada federation (members: idc1, test-ucs)",
+            (f"Karmada does not list member cluster '{NOT_JOINED}' (it lists: idc1, test-ucs)",
              "join it (karmadactl join, or the member_join playbook)")),
         "migrate-to-a-host-that-is-not-a-member": (
             "playbooks/migrate.yml", None, {**app, "federalize_target": "karmada", "federalize_policy_name": "x"},

@@ -76,6 +76,47 @@ def member_version_warning(engine, cluster, server_version):
             % (cluster, server_version.get("git_version"), ENGINE_NAMES[engine], first[0], first[1], last[0], last[1]))
 
 
+def member_status(members, expected, ready=True):
+    """Which of the ``expected`` member names the federation knows, and which of them are Ready: the one
+    judge of "member known and Ready" for every step. ``members``: the engine's answer
+    (``FederationEngine.members()`` rows {name, ready, reason}; each engine reads its own member object,
+    Karmada's Cluster or KubeAdmiral's FederatedCluster). ``ready``: whether the step needs them Ready too.
+
+    Returns {clusters (every listed member, by name), missing (expected, not listed), not_ready (expected,
+    listed, not Ready; [] when ``ready`` is False)}.
+    """
+    listed = dict((member["name"], member) for member in members or [] if member.get("name"))
+    return {
+        "clusters": [listed[name] for name in sorted(listed)],
+        "missing": [name for name in expected if name not in listed],
+        "not_ready": [listed[name] for name in expected if ready and name in listed and not listed[name].get("ready")],
+    }
+
+
+def member_errors(engine, status, origin=None):
+    """One message per missing and per not-Ready member of ``status`` (``member_status``), with what to do
+    about it (``engine``'s name and hints); ``origin``: where the federation was asked (an API server URL)."""
+    where = "%s at %s" % (engine.display_name, origin) if origin else engine.display_name
+    listed = ", ".join(cluster["name"] for cluster in status["clusters"]) or "none"
+    messages = ["%s does not list member cluster %r (it lists: %s): %s" % (where, name, listed, engine.join_hint)
+                for name in status["missing"]]
+    messages.extend("member cluster %r is listed by %s but not Ready (%s): %s. If its cloud is lost, "
+                    "playbooks/failover.yml evacuates it (its share then runs in the other members)"
+                    % (cluster["name"], where, cluster["reason"], engine.not_ready_hint) for cluster in status["not_ready"])
+    return messages
+
+
+def require_members(engine, names, ready=True, origin=None, error=None, members=None):
+    """``member_status`` of ``names`` from ``engine.members()`` (or the ``members`` rows already read), raising
+    ``error`` (EngineError by default, so each step keeps its own error type) with ``member_errors``' messages
+    when one of them is not listed, or (``ready``) not Ready."""
+    status = member_status(engine.members() if members is None else members, names, ready)
+    messages = member_errors(engine, status, origin)
+    if messages:
+        raise (error or EngineError)("; ".join(messages))
+    return status
+
+
 def health_row(summary, ready_condition, member):
     """A ``member_health`` row: an engine's member summary, when its Ready condition last changed, its taints."""
     return {"name": summary["name"], "ready": summary["ready"], "reason": summary["reason"],
@@ -363,9 +404,7 @@ def wait_for_members_serving(engine, api_version, kind, names, timeout, interval
 
     def probe():
         serving = engine.members_serving(api_version, kind)
-        unknown = [name for name in wanted if name not in serving]
-        if unknown:
-            raise EngineError("%s has no member cluster named %s" % (engine.display_name, ", ".join(unknown)))
+        require_members(engine, wanted, ready=False, members=[{"name": name} for name in serving])
         missing = [name for name in wanted if not serving[name]]
         return not missing, missing
 

@@ -31,7 +31,7 @@ from ansible_collections.multicloud.federation.plugins.module_utils.access.clust
     pause,
     poll,
 )
-from ansible_collections.multicloud.federation.plugins.module_utils.engines.contract import member_version_warning
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.contract import member_version_warning, require_members
 from ansible_collections.multicloud.federation.plugins.module_utils.federalize.objects import (
     SERVICE_ACCOUNT_TOKEN_TYPE,
     FederalizeError,
@@ -115,15 +115,7 @@ class Federalizer(object):
 
     # --- checks --------------------------------------------------------------------------------
     def check_source_cluster(self):
-        members = dict((member["name"], member) for member in self.engine.members())
-        if self.source not in members:
-            raise FederalizeError("cluster %s is not a member of the %s federation (members: %s): %s"
-                                  % (self.source, self.engine.display_name, ", ".join(sorted(members)) or "none",
-                                     self.engine.join_hint))
-        if not members[self.source]["ready"]:
-            raise FederalizeError("cluster %s is a member of the %s federation but not ready (%s): %s"
-                                  % (self.source, self.engine.display_name, members[self.source]["reason"],
-                                     self.engine.not_ready_hint))
+        require_members(self.engine, [self.source], error=FederalizeError)
 
     def check_member_version(self):
         warning = member_version_warning(self.engine.name, self.source, interpret_version(self.member.version()))

@@ -949,12 +949,10 @@ class OverrideRun(object):
         return report
 
     def check_clusters(self, rule_set):
-        members = self.engine.member_names()
-        unknown = [c for c in rule_set.clusters() if c not in members]
-        if unknown:
-            raise OverrideError("target cluster(s) %s not member(s) of the %s federation (members: %s): join them "
-                                "first, or fix the rules' target clusters"
-                                % (", ".join(unknown), self.engine.display_name, ", ".join(members) or "none"))
+        """Every target cluster is a member the federation lists (Ready or not: an override waits for it)."""
+        # Imported here: the filters that use this module must not load the access layer (see KARMADA below).
+        from ansible_collections.multicloud.federation.plugins.module_utils.engines.contract import require_members
+        require_members(self.engine, rule_set.clusters(), ready=False, error=OverrideError)
 
     def check_namespace(self, rule_set):
         if rule_set.namespace and self.control_plane.get("v1", "Namespace", rule_set.namespace) is None:

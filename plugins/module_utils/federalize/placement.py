@@ -21,7 +21,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.multicloud.federation.plugins.module_utils.access.cluster import ApiError, poll
-from ansible_collections.multicloud.federation.plugins.module_utils.engines.contract import member_version_warning
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.contract import member_version_warning, require_members
 from ansible_collections.multicloud.federation.plugins.module_utils.federalize.objects import (
     FederalizeError,
     node_port_collisions,
@@ -83,19 +83,10 @@ class PlacementChange(object):
             raise FederalizeError("distribution=weighted needs weights")
 
     def check_clusters(self):
-        members = dict((member["name"], member) for member in self.engine.members())
-        unknown = [c for c in self.clusters if c not in members]
-        if unknown:
-            raise FederalizeError("unknown cluster(s) %s: the %s federation has %s" % (
-                ", ".join(unknown), self.engine.display_name, ", ".join(sorted(members)) or "no members"))
         if not self.clusters:
             raise FederalizeError("clusters must name at least one cluster")
         # The application runs there afterwards; a cluster it leaves may well be down.
-        not_ready = [members[c] for c in self.clusters if not members[c]["ready"]]
-        if not_ready:
-            raise FederalizeError("cluster(s) %s of the %s federation not ready: %s" % (
-                ", ".join("%s (%s)" % (m["name"], m["reason"]) for m in not_ready), self.engine.display_name,
-                self.engine.not_ready_hint))
+        require_members(self.engine, self.clusters, error=FederalizeError)
 
     def check_versions(self, added):
         """Warn about an added cluster outside the engine's member versions, when it can be reached."""

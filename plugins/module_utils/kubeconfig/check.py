@@ -10,7 +10,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.multicloud.federation.plugins.module_utils.access import cluster as cluster_access
-from ansible_collections.multicloud.federation.plugins.module_utils.engines.contract import EngineError
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.contract import EngineError, require_members
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.detect import federation_engine
 from ansible_collections.multicloud.federation.plugins.module_utils.kubeconfig import cluster as kubeconfig_cluster
 
@@ -45,14 +45,12 @@ def check_cluster(data, context, server, origin, members, engine, timeout, conne
         return result
     try:
         federation = federation_engine(cluster, engine)
-        status = kubeconfig_cluster.member_status(federation.members(), members)
+        listed = federation.members()
     except EngineError as error:
         raise CheckFailed(str(error))
     except cluster_access.ApiError as error:
         raise CheckFailed("listing the federation's member clusters at %s (context %r) failed: %s" % (server, context, error))
+    status = require_members(federation, members, origin=server, error=CheckFailed, members=listed)
     result["engine"] = federation.name
     result["federation_members"] = status["clusters"]
-    errors = kubeconfig_cluster.member_errors(status, server, federation)
-    if errors:
-        raise CheckFailed("; ".join(errors))
     return result

@@ -96,7 +96,7 @@ def test_federalize_passes_the_engine_option(capsys, world):
 def test_federalize_refusal_is_a_message(capsys, world):
     result = run_federalize(capsys, source_cluster="ghost", members=members("ghost"))
     assert result["rc"] == 1 and result["failed"] is True
-    assert result["msg"].startswith("cluster ghost is not a member of the Karmada federation")
+    assert result["msg"].startswith("Karmada does not list member cluster 'ghost'")
     assert "exception" not in result and world.writes() == []
 
 

@@ -125,8 +125,8 @@ def test_check_mode_result_is_what_the_run_does():
 
 def test_unknown_cluster_is_refused():
     world = World()
-    message = refused(world, "cluster ghost is not a member of the Karmada federation", source_cluster="ghost")
-    assert "(members: idc1, test-ucs)" in message
+    message = refused(world, "Karmada does not list member cluster 'ghost'", source_cluster="ghost")
+    assert "(it lists: idc1, test-ucs)" in message
 
 
 def test_a_source_without_members_entry_is_refused():

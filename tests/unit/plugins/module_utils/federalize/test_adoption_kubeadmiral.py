@@ -167,14 +167,14 @@ def test_check_mode_result_is_what_the_run_does():
 # --- refusals, before any change ----------------------------------------------------------------
 
 def test_an_unknown_source_is_refused_naming_the_fix():
-    message = refused(KubeAdmiralWorld(), "cluster ghost is not a member of the KubeAdmiral federation "
-                                          "(members: cluster-a, cluster-b)", source_cluster="ghost")
+    message = refused(KubeAdmiralWorld(), "KubeAdmiral does not list member cluster 'ghost' "
+                                          "(it lists: cluster-a, cluster-b)", source_cluster="ghost")
     assert "its Secret in kube-admiral-system on the host and its FederatedCluster" in message
 
 
 def test_a_source_that_is_not_ready_is_refused_naming_the_fix():
     message = refused(KubeAdmiralWorld(not_ready=(SOURCE,)),
-                      "cluster cluster-a is a member of the KubeAdmiral federation but not ready "
+                      "member cluster 'cluster-a' is listed by KubeAdmiral but not Ready "
                       "(Ready=False: cluster is not reachable)")
     assert "credentials in its Secret in kube-admiral-system" in message
 

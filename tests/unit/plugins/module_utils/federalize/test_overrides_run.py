@@ -99,7 +99,7 @@ def test_check_mode_then_run_then_nothing_to_do(engine_name):
      "operator 'move' is not supported: use one of add, remove, replace"),
     (dict(members=MEMBERS + [{"host": "cluster-c", "name": "cluster-c"}],
           rules=[{"target_clusters": ["cluster-c"], "annotations": {"a": "b"}}]),
-     "target cluster(s) cluster-c not member(s) of the"),
+     "does not list member cluster 'cluster-c' (it lists: cluster-a, cluster-b)"),
     (dict(resource_selectors=[{"api_version": "v1", "kind": "Service", "name": "nope"}]),
      "resource_selectors[0]: Service demo/nope does not exist in the federation control plane"),
     (dict(resource_selectors=[{"api_version": "v1", "kind": "Servise", "name": "web"}]),

@@ -197,7 +197,7 @@ def test_weighted_without_weights_is_refused():
 
 
 def test_unknown_cluster_is_refused():
-    refused(federalized_world(), "unknown cluster(s) nowhere: the Karmada federation has idc1, test-ucs",
+    refused(federalized_world(), "Karmada does not list member cluster 'nowhere' (it lists: idc1, test-ucs)",
             clusters=["idc1", "nowhere"])
 
 

@@ -230,7 +230,7 @@ def refused(world, message, members=(SOURCE, TARGET), **overrides):
 
 
 def test_unknown_cluster_is_refused():
-    refused(federalized_world(), "unknown cluster(s) nowhere: the KubeAdmiral federation has cluster-a, cluster-b",
+    refused(federalized_world(), "KubeAdmiral does not list member cluster 'nowhere' (it lists: cluster-a, cluster-b)",
             clusters=[SOURCE, "nowhere"])
 
 
@@ -239,8 +239,8 @@ def test_a_target_that_is_not_ready_is_refused():
     world.control_plane._put(dict(world.control_plane.get(kae.API_VERSION, "FederatedCluster", TARGET), status={
         "conditions": [{"type": "Joined", "status": "True"},
                        {"type": "Ready", "status": "False", "message": "cluster is not reachable"}]}))
-    refused(world, "cluster(s) cluster-b (Ready=False: cluster is not reachable) of the KubeAdmiral federation not "
-                   "ready: check the member's API endpoint")
+    refused(world, "member cluster 'cluster-b' is listed by KubeAdmiral but not Ready (Ready=False: cluster is not "
+                   "reachable): check the member's API endpoint")
 
 
 def test_missing_policy_is_refused():
