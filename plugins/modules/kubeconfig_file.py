@@ -256,11 +256,10 @@ federation_members:
       sync_mode: Push
 """
 
-import datetime
-import os
 import traceback
 
 from ansible.module_utils.basic import AnsibleModule, missing_required_lib
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.contract import ENGINE_ARG_SPEC
 from ansible_collections.multicloud.federation.plugins.module_utils.kubeconfig import check as kubeconfig_check
 from ansible_collections.multicloud.federation.plugins.module_utils.kubeconfig import credentials as creds
 from ansible_collections.multicloud.federation.plugins.module_utils.kubeconfig import file as kc
@@ -270,99 +269,6 @@ try:
     import kubernetes  # noqa: F401 pylint: disable=unused-import
 except ImportError:
     KUBERNETES_IMPORT_ERROR = traceback.format_exc()
-
-CheckFailed = kubeconfig_check.CheckFailed
-
-
-def read_kubeconfig(path, what):
-    if not os.path.exists(path):
-        raise CheckFailed(
-            "%s %s does not exist: download the cluster's kubeconfig from the cloud console and set "
-            "cluster_kubeconfig_source (or cluster_kubeconfig) to its path" % (what, path)
-        )
-    try:
-        with open(path, "rb") as handle:
-            text = handle.read().decode("utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise CheckFailed("%s %s cannot be read: %s" % (what, path, getattr(exc, "strerror", None) or "not UTF-8"))
-    try:
-        return kc.parse_kubeconfig(text, path)
-    except kc.KubeconfigError as exc:
-        raise CheckFailed(str(exc))
-
-
-def check_credential(module, user, base_dir, origin, result):
-    try:
-        info = creds.credential_expiry(user, base_dir)
-    except ValueError as exc:
-        raise CheckFailed("%s: %s" % (origin, exc))
-    now = datetime.datetime.now(creds.UTC)
-    level, days_left = creds.classify_expiry(info, now, module.params["expiry_warning_days"])
-    expires = info["expires"].isoformat() if info["expires"] else None
-    if level == "expired":
-        raise CheckFailed(
-            "%s expired on %s: download a new kubeconfig from the console" % (creds.describe(info, origin), expires)
-        )
-    if level == "expiring":
-        module.warn(
-            "%s expires on %s (in %d days): download a new kubeconfig from the console before then, "
-            "scheduled jobs will fail after it" % (creds.describe(info, origin), expires, days_left)
-        )
-    result["credential"] = {
-        "user": info["user"],
-        "kind": info["kind"],
-        "expires": expires,
-        "days_left": days_left,
-        "status": level,
-    }
-
-
-def run_single(module, result):
-    params = module.params
-    context = params["context"]
-    src = params["src"] or params["dest"]
-    data = read_kubeconfig(src, "kubeconfig file")
-    base_dir = os.path.dirname(os.path.abspath(src))
-    try:
-        _context_entry, cluster, user = kc.select_context(data, context, src)
-    except kc.KubeconfigError as exc:
-        raise CheckFailed(str(exc))
-    server = (cluster.get("cluster") or {}).get("server")
-    result["src"] = src
-    result["context"] = context
-    result["server"] = server
-    for name in kc.insecure_clusters(data):
-        if name == cluster["name"]:
-            module.warn(
-                "cluster %r in %s disables TLS verification (insecure-skip-tls-verify): "
-                "use a kubeconfig with the cluster's CA" % (name, src)
-            )
-    check_credential(module, user, base_dir, src, result)
-    if params["validate_api"]:
-        result.update(kubeconfig_check.check_cluster(
-            kc.resolve_paths(data, base_dir), context, server, src, params["federation_members"], params["engine"],
-            params["request_timeout"]))
-    if params["dest"] is None:
-        return
-    desired = data
-    if os.path.dirname(os.path.abspath(params["dest"])) != base_dir:
-        desired = kc.resolve_paths(desired, base_dir)
-    if params["set_current_context"]:
-        desired = kc.with_current_context(desired, context)
-    result.update(kc.install(params["dest"], desired, params["backup"], module.check_mode, module._diff))
-
-
-def run_merge(module, result):
-    entries = []
-    for source in module.params["sources"]:
-        data = read_kubeconfig(source["kubeconfig"], "kubeconfig")
-        base_dir = os.path.dirname(os.path.abspath(source["kubeconfig"]))
-        entries.append((source["name"], kc.resolve_paths(data, base_dir), source["context"]))
-    try:
-        merged = kc.merge_kubeconfigs(entries, module.params["context"])
-    except kc.KubeconfigError as exc:
-        raise CheckFailed(str(exc))
-    result.update(kc.install(module.params["dest"], merged, module.params["backup"], module.check_mode, module._diff))
 
 
 def main():
@@ -384,9 +290,9 @@ def main():
             ),
             validate_api=dict(type="bool", default=True),
             federation_members=dict(type="list", elements="str", aliases=["karmada_members"]),
-            engine=dict(type="str", choices=["auto", "karmada", "kubeadmiral"], default="auto"),
             expiry_warning_days=dict(type="int", default=30),
             request_timeout=dict(type="int", default=15),
+            **ENGINE_ARG_SPEC
         ),
         mutually_exclusive=[("sources", "src"), ("sources", "federation_members")],
         required_one_of=[("src", "dest")],
@@ -406,15 +312,17 @@ def main():
         if params["validate_api"] and KUBERNETES_IMPORT_ERROR:
             module.fail_json(msg=missing_required_lib("kubernetes"), exception=KUBERNETES_IMPORT_ERROR)
 
-    result = {"changed": False}
+    run = kc.KubeconfigFile(params, module.check_mode, module._diff, kubeconfig_check.check_cluster)
+    failure = None
     try:
-        if params["sources"]:
-            run_merge(module, result)
-        else:
-            run_single(module, result)
-    except CheckFailed as exc:
-        module.fail_json(msg=str(exc), **result)
-    module.exit_json(**result)
+        run.run()
+    except (kc.KubeconfigError, kubeconfig_check.CheckFailed) as exc:
+        failure = str(exc)
+    for warning in run.warnings:
+        module.warn(warning)
+    if failure:
+        module.fail_json(msg=failure, **run.result)
+    module.exit_json(**run.result)
 
 
 if __name__ == "__main__":

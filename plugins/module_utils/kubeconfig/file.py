@@ -1,9 +1,11 @@
 # -*- coding: utf-8 -*-
 # Copyright (c) multicloud.federation contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Pure kubeconfig logic: parse, check, select a context, merge, redact, render, write privately.
+"""Pure kubeconfig logic: parse, check, select a context, merge, redact, render, write privately; and
+``KubeconfigFile``, the kubeconfig_file module's run of them.
 
-No cluster and no Ansible here, so unit tests exercise every rule directly. The kubeconfig format
+No cluster and no Ansible here (the API check is handed to ``KubeconfigFile``), so unit tests exercise
+every rule directly. The kubeconfig format
 (clusters/users/contexts as lists of named entries, ``current-context``, relative file references
 resolved against the kubeconfig's own directory) is client-go's:
 k8s.io/client-go/tools/clientcmd/api/v1/types.go (field names) and
@@ -15,6 +17,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import copy
+import datetime
 import hashlib
 import json
 import os
@@ -28,6 +31,8 @@ try:
     HAS_YAML = True
 except ImportError:  # pragma: no cover - reported by the module via missing_required_lib
     HAS_YAML = False
+
+from ansible_collections.multicloud.federation.plugins.module_utils.kubeconfig import credentials as creds
 
 # Fields holding file paths that client-go resolves relative to the kubeconfig's directory
 # (clientcmd/loader.go: ResolveLocalPaths / GetClusterFileReferences / GetAuthInfoFileReferences).
@@ -344,3 +349,106 @@ def install(dest, desired, backup, check_mode, diff):
         result["backup_file"] = private_backup(dest)
     write_private_file(dest, render(desired))
     return result
+
+
+def read_kubeconfig(path, what):
+    """The kubeconfig at ``path`` (``what``: how messages name it), parsed and checked."""
+    if not os.path.exists(path):
+        raise KubeconfigError(
+            "%s %s does not exist: download the cluster's kubeconfig from the cloud console and set "
+            "cluster_kubeconfig_source (or cluster_kubeconfig) to its path" % (what, path)
+        )
+    try:
+        with open(path, "rb") as handle:
+            text = handle.read().decode("utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise KubeconfigError("%s %s cannot be read: %s" % (what, path, getattr(exc, "strerror", None) or "not UTF-8"))
+    return parse_kubeconfig(text, path)
+
+
+class KubeconfigFile(object):
+    """The kubeconfig_file module's run: one kubeconfig (``src``, its context's credential and, with
+    ``validate_api``, the API behind it) installed at ``dest``, or several (``sources``) merged there.
+
+    ``check_api``: the API check (``kubeconfig.check.check_cluster``, through the access layer), called
+    as it is. ``result`` is what the module returns, also when a step fails (what was found so far);
+    ``warnings`` what it warns about, in order. KubeconfigError (or the check's error) says what to fix.
+    """
+
+    def __init__(self, params, check_mode=False, diff=False, check_api=None):
+        self.params = params
+        self.check_mode = check_mode
+        self.diff = diff
+        self.check_api = check_api
+        self.result = {"changed": False}
+        self.warnings = []
+
+    def run(self):
+        if self.params["sources"]:
+            self.merge()
+        else:
+            self.single()
+        return self.result
+
+    def single(self):
+        params = self.params
+        context = params["context"]
+        src = params["src"] or params["dest"]
+        data = read_kubeconfig(src, "kubeconfig file")
+        base_dir = os.path.dirname(os.path.abspath(src))
+        _context_entry, cluster, user = select_context(data, context, src)
+        server = (cluster.get("cluster") or {}).get("server")
+        self.result.update(src=src, context=context, server=server)
+        for name in insecure_clusters(data):
+            if name == cluster["name"]:
+                self.warnings.append(
+                    "cluster %r in %s disables TLS verification (insecure-skip-tls-verify): "
+                    "use a kubeconfig with the cluster's CA" % (name, src)
+                )
+        self.check_credential(user, base_dir, src)
+        if params["validate_api"]:
+            self.result.update(self.check_api(
+                resolve_paths(data, base_dir), context, server, src, params["federation_members"], params["engine"],
+                params["request_timeout"]))
+        if params["dest"] is None:
+            return
+        desired = data
+        if os.path.dirname(os.path.abspath(params["dest"])) != base_dir:
+            desired = resolve_paths(desired, base_dir)
+        if params["set_current_context"]:
+            desired = with_current_context(desired, context)
+        self.result.update(install(params["dest"], desired, params["backup"], self.check_mode, self.diff))
+
+    def check_credential(self, user, base_dir, origin):
+        try:
+            info = creds.credential_expiry(user, base_dir)
+        except ValueError as exc:
+            raise KubeconfigError("%s: %s" % (origin, exc))
+        now = datetime.datetime.now(creds.UTC)
+        level, days_left = creds.classify_expiry(info, now, self.params["expiry_warning_days"])
+        expires = info["expires"].isoformat() if info["expires"] else None
+        if level == "expired":
+            raise KubeconfigError(
+                "%s expired on %s: download a new kubeconfig from the console" % (creds.describe(info, origin), expires)
+            )
+        if level == "expiring":
+            self.warnings.append(
+                "%s expires on %s (in %d days): download a new kubeconfig from the console before then, "
+                "scheduled jobs will fail after it" % (creds.describe(info, origin), expires, days_left)
+            )
+        self.result["credential"] = {
+            "user": info["user"],
+            "kind": info["kind"],
+            "expires": expires,
+            "days_left": days_left,
+            "status": level,
+        }
+
+    def merge(self):
+        entries = []
+        for source in self.params["sources"]:
+            data = read_kubeconfig(source["kubeconfig"], "kubeconfig")
+            base_dir = os.path.dirname(os.path.abspath(source["kubeconfig"]))
+            entries.append((source["name"], resolve_paths(data, base_dir), source["context"]))
+        merged = merge_kubeconfigs(entries, self.params["context"])
+        self.result.update(install(self.params["dest"], merged, self.params["backup"], self.check_mode, self.diff))

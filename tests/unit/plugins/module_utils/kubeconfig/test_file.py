@@ -315,3 +315,66 @@ def test_check_mode_makes_no_directory(tmp_path, umask_022):
     dest = tmp_path / "kube" / "idc1.kubeconfig"
     assert kc.install(str(dest), member_config(), backup=True, check_mode=True, diff=False)["changed"]
     assert not (tmp_path / "kube").exists()
+
+
+# --- KubeconfigFile: the kubeconfig_file module's run ----------------------------------------------
+
+def file_params(**changes):
+    params = dict(src=None, dest=None, context="federation", set_current_context=True, backup=True, sources=None,
+                  validate_api=True, federation_members=None, engine="auto", expiry_warning_days=30,
+                  request_timeout=15)
+    params.update(changes)
+    return params
+
+
+def test_the_run_checks_the_context_s_api_with_the_file_s_paths_and_installs_nothing_without_dest(tmp_path):
+    data = fleet_config()
+    data["clusters"][0]["cluster"]["insecure-skip-tls-verify"] = True
+    src = tmp_path / "fleet.json"
+    src.write_text(json.dumps(data))
+    calls = []
+
+    def check_api(*args):
+        calls.append(args)
+        return {"server_version": {"git_version": "v1.32.9"}, "engine": "karmada"}
+
+    run = kc.KubeconfigFile(file_params(src=str(src), federation_members=["idc1"]), check_api=check_api)
+    result = run.run()
+    assert calls == [(kc.resolve_paths(data, str(tmp_path)), "federation", "https://198.51.100.7:443", str(src),
+                      ["idc1"], "auto", 15)]
+    assert result == {"changed": False, "src": str(src), "context": "federation", "server": "https://198.51.100.7:443",
+                      "credential": {"user": "fleet-user", "kind": "token", "expires": None, "days_left": None,
+                                     "status": "unknown"},
+                      "server_version": {"git_version": "v1.32.9"}, "engine": "karmada"}
+    assert run.warnings == ["cluster 'fleet' in %s disables TLS verification (insecure-skip-tls-verify): use a "
+                            "kubeconfig with the cluster's CA" % src]
+
+
+def test_a_refused_check_leaves_what_was_found_and_writes_nothing(tmp_path):
+    src = tmp_path / "fleet.yaml"
+    src.write_text(yaml.safe_dump(fleet_config()))
+
+    def refuse(*_args):
+        raise kc.KubeconfigError("Karmada does not list member cluster 'idc1'")
+
+    run = kc.KubeconfigFile(file_params(src=str(src), dest=str(tmp_path / "kube" / "fleet")), check_api=refuse)
+    with pytest.raises(kc.KubeconfigError, match="does not list member cluster 'idc1'"):
+        run.run()
+    assert run.result["server"] == "https://198.51.100.7:443" and run.result["credential"]["kind"] == "token"
+    assert not (tmp_path / "kube").exists()
+
+
+def test_a_missing_file_is_named_with_the_fix(tmp_path):
+    with pytest.raises(kc.KubeconfigError, match="kubeconfig file %s does not exist: download" % (tmp_path / "nope")):
+        kc.KubeconfigFile(file_params(src=str(tmp_path / "nope"), validate_api=False)).run()
+
+
+def test_sources_are_merged_into_dest_in_check_mode_without_a_write(tmp_path):
+    for name in ("a", "b"):
+        (tmp_path / name).write_text(json.dumps(fleet_config()))
+    sources = [dict(name=name, kubeconfig=str(tmp_path / name), context="federation") for name in ("a", "b")]
+    dest = tmp_path / "merged"
+    run = kc.KubeconfigFile(file_params(sources=sources, dest=str(dest), context="b"), check_mode=True, diff=True)
+    result = run.run()
+    assert result["changed"] is True and result["dest"] == str(dest) and "diff" in result
+    assert not dest.exists() and run.warnings == []
