@@ -1,8 +1,9 @@
 # -*- coding: utf-8 -*-
 # Copyright (c) multicloud.federation contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Every module is thin and reaches clusters only through the access layer
-(plugins/module_utils/access/cluster.py): no client, URL or wait loop of its own."""
+"""Every module is thin (at most MAX_CODE_LINES lines of code: not blank, not a comment, not inside its
+DOCUMENTATION, EXAMPLES or RETURN; its logic lives in plugins/module_utils/) and reaches clusters only
+through the access layer (plugins/module_utils/access/cluster.py): no client, URL or wait loop of its own."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -17,7 +18,7 @@ import pytest
 MODULES_DIR = os.path.join(os.path.dirname(__file__), "..", "..", "..", "..", "plugins", "modules")
 MODULES = sorted(name for name in os.listdir(MODULES_DIR) if name.endswith(".py") and name != "__init__.py")
 DOC_VARIABLES = ("DOCUMENTATION", "EXAMPLES", "RETURN")
-MAX_CODE_LINES = 150
+MAX_CODE_LINES = 120
 FORBIDDEN_IMPORTS = ("kubernetes.client", "kubernetes.dynamic", "kubernetes.config")
 FORBIDDEN_CALLS = ("get_api_client", "time.sleep", "time.monotonic", "time.time")
 API_PATH = re.compile(r"^/apis?(/|$)")
@@ -82,7 +83,15 @@ def test_module_reaches_clusters_only_through_the_access_layer(name):
 @pytest.mark.parametrize("name", MODULES)
 def test_module_is_thin(name):
     source, tree = parse(name)
-    assert code_line_count(source, tree) <= MAX_CODE_LINES
+    count = code_line_count(source, tree)
+    assert count <= MAX_CODE_LINES, "plugins/modules/%s has %d lines of code, more than %d: move its logic into an " \
+        "orchestrator in plugins/module_utils/" % (name, count, MAX_CODE_LINES)
+
+
+def test_the_count_leaves_out_blanks_comments_and_the_documentation():
+    source = ('DOCUMENTATION = r"""\nmodule: x\n"""\n\n# a comment\nimport os\n'
+              'EXAMPLES = """\n- x:\n"""\nRETURN = r"""\n"""\n\n\ndef main():\n    # why\n    return os.sep\n')
+    assert code_line_count(source, ast.parse(source)) == 3
 
 
 def test_the_scan_finds_what_it_forbids():
