@@ -107,9 +107,6 @@ contexts:
   elements: str
 """
 
-import datetime
-import os
-
 from ansible.module_utils.basic import AnsibleModule, missing_required_lib
 from ansible_collections.multicloud.federation.plugins.module_utils.huaweicloud import cce_kubeconfig as ck
 from ansible_collections.multicloud.federation.plugins.module_utils.huaweicloud import client as hwc
@@ -130,12 +127,8 @@ def argument_spec():
     return spec
 
 
-def iso(moment):
-    return moment.isoformat() if moment else None
-
-
 def summary(data):
-    return dict(expires=iso(ck.expiry(data)), contexts=[c.get("name") for c in data.get("contexts") or []])
+    return dict(expires=ck.iso(ck.expiry(data)), contexts=[c.get("name") for c in data.get("contexts") or []])
 
 
 def run(module, client):
@@ -146,21 +139,16 @@ def run(module, client):
             "cluster %s has no external (public) API address, so its kubeconfig has no external context. Fix: bind "
             "an EIP to the cluster's API server first (CCE console, or update_cluster_eip; this module never binds "
             "one), or use context internal from inside the VPC" % p["cluster_id"])
-    existing = kc.load_installed(p["dest"])
-    now = datetime.datetime.now(datetime.timezone.utc)
-    reason = "force" if p["force"] else ck.renewal_reason(existing, endpoints, now, p["renew_before_days"], p["context"])
-    if existing is None and os.path.exists(p["dest"]) and not p["force"]:
-        reason = "the file at dest is not a kubeconfig that can be read"
+    existing, reason = ck.kubeconfig_in_place(p["dest"], p["force"], lambda found, now: ck.renewal_reason(
+        found, endpoints, now, p["renew_before_days"], p["context"]))
     if reason is None:
         module.exit_json(changed=False, renewed=False, reason="", **summary(existing))
-    previous = iso(ck.expiry(existing)) if existing else None
+    previous = ck.iso(ck.expiry(existing)) if existing else None
     if module.check_mode:
         module.exit_json(changed=True, renewed=True, reason=reason, previous_expires=previous)
     data = ck.select_current(ck.with_external_context(ck.issue(client, p["cluster_id"], p["duration"]), endpoints),
                              p["context"])
-    for user in data["users"]:
-        module.no_log_values.update(v for v in user["user"].values() if v)
-    kc.write_private_file(p["dest"], kc.render(data))
+    ck.write_issued(module, p["dest"], data)
     module.exit_json(changed=True, renewed=True, reason=reason, previous_expires=previous, **summary(data))
 
 

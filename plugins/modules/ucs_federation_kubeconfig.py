@@ -119,9 +119,6 @@ previous_expires:
   type: str
 """
 
-import datetime
-import os
-
 from ansible.module_utils.basic import AnsibleModule, missing_required_lib
 from ansible_collections.multicloud.federation.plugins.module_utils.huaweicloud import cce_kubeconfig as ck
 from ansible_collections.multicloud.federation.plugins.module_utils.huaweicloud import client as hwc
@@ -143,10 +140,6 @@ def argument_spec():
         vpc_id=dict(type="str"),
         subnet_id=dict(type="str"),
     )
-
-
-def iso(moment):
-    return moment.isoformat() if moment else None
 
 
 def download(module, client, fleet_id):
@@ -174,22 +167,17 @@ def run(module, client):
     if not ucs.has_federation(fleet):
         raise HuaweiCloudError("fleet %s has no federation. Fix: enable it first (multicloud.federation.ucs_federation)"
                                % p["fleet"])
-    existing = kc.load_installed(p["dest"])
-    now = datetime.datetime.now(datetime.timezone.utc)
-    reason = "force" if p["force"] else ucs.kubeconfig_renewal_reason(existing, now, p["renew_before_days"])
-    if existing is None and os.path.exists(p["dest"]) and not p["force"]:
-        reason = "the file at dest is not a kubeconfig that can be read"
+    existing, reason = ck.kubeconfig_in_place(p["dest"], p["force"], lambda found, now: ucs.kubeconfig_renewal_reason(
+        found, now, p["renew_before_days"]))
     if reason is None:
-        module.exit_json(changed=False, renewed=False, reason="", connection_id=None, expires=iso(ck.expiry(existing)))
-    previous = iso(ck.expiry(existing)) if existing else None
+        module.exit_json(changed=False, renewed=False, reason="", connection_id=None, expires=ck.iso(ck.expiry(existing)))
+    previous = ck.iso(ck.expiry(existing)) if existing else None
     if module.check_mode:
         module.exit_json(changed=True, renewed=True, reason=reason, connection_id=None, previous_expires=previous)
     data, connection = download(module, client, fleet.metadata.uid)
-    for user in data["users"]:
-        module.no_log_values.update(v for v in user["user"].values() if v)
-    kc.write_private_file(p["dest"], kc.render(data))
+    ck.write_issued(module, p["dest"], data)
     module.exit_json(changed=True, renewed=True, reason=reason, connection_id=connection, previous_expires=previous,
-                     expires=iso(ck.expiry(data)))
+                     expires=ck.iso(ck.expiry(data)))
 
 
 def main():

@@ -23,11 +23,13 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import datetime
+import os
 
 from ansible_collections.multicloud.federation.plugins.module_utils.huaweicloud.errors import (
     HuaweiCloudError,
     sdk_call,
 )
+from ansible_collections.multicloud.federation.plugins.module_utils.kubeconfig import file as kc
 from ansible_collections.multicloud.federation.plugins.module_utils.kubeconfig.credentials import credential_expiry
 
 try:
@@ -152,12 +154,42 @@ def renewal_reason(existing, endpoints, now, renew_before_days, context=None):
         return "the kubeconfig in place has no context %s" % context
     if context != "internal" and "external" in endpoints and "external" not in contexts:
         return "the cluster has an external address that the kubeconfig in place has no context for"
+    return expiry_reason(existing, now, renew_before_days)
+
+
+def expiry_reason(existing, now, renew_before_days):
+    """Why the kubeconfig in place must be replaced for its credential's expiry, or None to keep it (also the
+    UCS federation kubeconfig's rule, huaweicloud.ucs.kubeconfig_renewal_reason)."""
     expires = expiry(existing)
     if expires is None:
         return "the kubeconfig in place has no expiry that can be read (a client certificate, or a token's exp claim)"
     if expires - now <= datetime.timedelta(days=renew_before_days):
         return "the %s expires %s, within %d days" % (credential_kind(existing), expires.isoformat(), renew_before_days)
     return None
+
+
+def iso(moment):
+    return moment.isoformat() if moment else None
+
+
+def kubeconfig_in_place(dest, force, reason_of):
+    """(the kubeconfig at ``dest`` or None, why a new one must be issued or None to keep it): ``force``, a file at
+    ``dest`` that is not a kubeconfig that can be read, else ``reason_of(existing, now)`` (None: keep it). What the
+    cce_kubeconfig and ucs_federation_kubeconfig modules decide before any call that issues a credential."""
+    existing = kc.load_installed(dest)
+    if force:
+        return existing, "force"
+    if existing is None and os.path.exists(dest):
+        return existing, "the file at dest is not a kubeconfig that can be read"
+    return existing, reason_of(existing, datetime.datetime.now(datetime.timezone.utc))
+
+
+def write_issued(module, dest, data):
+    """Write the newly issued kubeconfig ``data`` at ``dest`` (0600), its credentials first made no_log values of
+    ``module``, so that no output shows them."""
+    for user in data["users"]:
+        module.no_log_values.update(v for v in user["user"].values() if v)
+    kc.write_private_file(dest, kc.render(data))
 
 
 def show_cluster(client, cluster_id):

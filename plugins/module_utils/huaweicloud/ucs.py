@@ -34,7 +34,6 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import datetime
 import json
 import re
 import time
@@ -414,9 +413,4 @@ def kubeconfig_renewal_reason(existing, now, renew_before_days):
         return "no kubeconfig at the destination"
     if FEDERATION_CONTEXT not in [c.get("name") for c in existing.get("contexts") or []]:
         return "the kubeconfig in place has no context %s" % FEDERATION_CONTEXT
-    expires = ck.expiry(existing)
-    if expires is None:
-        return "the kubeconfig in place has no expiry that can be read (a client certificate, or a token's exp claim)"
-    if expires - now <= datetime.timedelta(days=renew_before_days):
-        return "the %s expires %s, within %d days" % (ck.credential_kind(existing), expires.isoformat(), renew_before_days)
-    return None
+    return ck.expiry_reason(existing, now, renew_before_days)
