@@ -58,28 +58,33 @@ def cluster_endpoints(cluster):
     return found
 
 
+# The kubeconfig keys (kubectl's) of the SDK's cluster and user attributes (huaweicloudsdkcce v3 Clusters,
+# ClusterCert; Users, KubeConfigUser), in the order a kubeconfig writes them; a flag is written as True.
+CLUSTER_KEYS = (("server", "server"), ("certificate_authority_data", "certificate-authority-data"),
+                ("insecure_skip_tls_verify", "insecure-skip-tls-verify"))
+USER_KEYS = (("client_certificate_data", "client-certificate-data"), ("client_key_data", "client-key-data"))
+FLAG_KEYS = ("insecure-skip-tls-verify",)
+
+
+def _named_entries(entries, section, keys):
+    """[{name, <section>: {kubectl key: value}}] of the SDK's ``entries``, each holding its ``section`` attribute;
+    unset values are left out."""
+    result = []
+    for entry in entries or []:
+        values = getattr(entry, section)
+        found = {}
+        for attribute, key in keys if values is not None else ():
+            value = getattr(values, attribute)
+            if value:
+                found[key] = True if key in FLAG_KEYS else value
+        result.append({"name": entry.name, section: found})
+    return result
+
+
 def response_kubeconfig(response):
     """The kubeconfig of a CreateKubernetesClusterCertResponse as kubeconfig data (kubectl's key names)."""
-    clusters = []
-    for entry in response.clusters or []:
-        cluster = {}
-        if entry.cluster is not None:
-            if entry.cluster.server:
-                cluster["server"] = entry.cluster.server
-            if entry.cluster.certificate_authority_data:
-                cluster["certificate-authority-data"] = entry.cluster.certificate_authority_data
-            if entry.cluster.insecure_skip_tls_verify:
-                cluster["insecure-skip-tls-verify"] = True
-        clusters.append({"name": entry.name, "cluster": cluster})
-    users = []
-    for entry in response.users or []:
-        user = {}
-        if entry.user is not None:
-            if entry.user.client_certificate_data:
-                user["client-certificate-data"] = entry.user.client_certificate_data
-            if entry.user.client_key_data:
-                user["client-key-data"] = entry.user.client_key_data
-        users.append({"name": entry.name, "user": user})
+    clusters = _named_entries(response.clusters, "cluster", CLUSTER_KEYS)
+    users = _named_entries(response.users, "user", USER_KEYS)
     contexts = [{"name": entry.name, "context": {"cluster": entry.context.cluster, "user": entry.context.user}
                  if entry.context is not None else {}} for entry in response.contexts or []]
     return {"apiVersion": "v1", "kind": "Config", "preferences": {}, "clusters": clusters, "users": users,

@@ -73,3 +73,34 @@ def test_write_issued_hides_the_credentials_before_it_writes_privately(tmp_path)
 
 def test_iso():
     assert ck.iso(NOW) == "2026-12-05T00:00:00+00:00" and ck.iso(None) is None
+
+
+class Entry(object):
+    def __init__(self, **values):
+        self.__dict__.update(values)
+
+
+def test_response_kubeconfig_names_each_entry_with_kubectl_s_keys_and_leaves_unset_ones_out():
+    internal = Entry(server="https://192.168.0.10:5443", certificate_authority_data="Q0E=", insecure_skip_tls_verify=None)
+    external = Entry(server="https://203.0.113.10:5443", certificate_authority_data=None, insecure_skip_tls_verify=1)
+    response = Entry(
+        clusters=[Entry(name="internalCluster", cluster=internal), Entry(name="externalCluster", cluster=external),
+                  Entry(name="empty", cluster=None)],
+        users=[Entry(name="user", user=Entry(client_certificate_data="Q0VSVA==", client_key_data="S0VZ")),
+               Entry(name="nobody", user=None)],
+        contexts=[Entry(name="internal", context=Entry(cluster="internalCluster", user="user")),
+                  Entry(name="bare", context=None)],
+        current_context=None)
+    assert ck.response_kubeconfig(response) == {
+        "apiVersion": "v1", "kind": "Config", "preferences": {},
+        "clusters": [
+            {"name": "internalCluster",
+             "cluster": {"server": "https://192.168.0.10:5443", "certificate-authority-data": "Q0E="}},
+            {"name": "externalCluster",
+             "cluster": {"server": "https://203.0.113.10:5443", "insecure-skip-tls-verify": True}},
+            {"name": "empty", "cluster": {}}],
+        "users": [{"name": "user", "user": {"client-certificate-data": "Q0VSVA==", "client-key-data": "S0VZ"}},
+                  {"name": "nobody", "user": {}}],
+        "contexts": [{"name": "internal", "context": {"cluster": "internalCluster", "user": "user"}},
+                     {"name": "bare", "context": {}}],
+        "current-context": ""}
