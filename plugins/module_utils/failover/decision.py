@@ -134,15 +134,11 @@ def validate_timings(grace_seconds, restore_seconds, timeout):
 def member_states(health, inventory, now, key=EVACUATED_TAINT_KEY):
     """One row per inventory member, from the engine's ``member_health()`` rows:
     {name, ready, for_seconds (since Ready last changed, None when unknown), reason, evacuated (it carries
-    the NoExecute taint ``key``)}. FailoverError when the engine does not list an inventory member."""
+    the NoExecute taint ``key``)}. An inventory member the engine does not list has no row: runner.Failover.states
+    refuses it first (engines.contract.require_members)."""
     by_name = dict((row["name"], row) for row in health)
-    missing = [name for name in inventory if name not in by_name]
-    if missing:
-        raise FailoverError("the federation does not list member(s) %s of the inventory's group 'members': "
-                            "join them (member_join) or fix cluster_name before failover can judge them"
-                            % ", ".join(missing))
     states = []
-    for name in inventory:
+    for name in (name for name in inventory if name in by_name):
         row = by_name[name]
         since = parse_api_time(row.get("since"))
         states.append({"name": name, "ready": bool(row.get("ready")), "reason": row.get("reason") or "",

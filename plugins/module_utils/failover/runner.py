@@ -22,6 +22,7 @@ from ansible_collections.multicloud.federation.plugins.module_utils.access.clust
     connect_member,
     poll,
 )
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.contract import require_members
 from ansible_collections.multicloud.federation.plugins.module_utils.failover import decision
 from ansible_collections.multicloud.federation.plugins.module_utils.failover.decision import FailoverError
 
@@ -124,7 +125,11 @@ class Failover(object):
 
     # --- reading ------------------------------------------------------------------------------
     def states(self):
-        return decision.member_states(self.engine.member_health(), self.names, self.clock())
+        """decision.member_states of every inventory member; FailoverError when the engine does not list one
+        (Ready or not: failover judges readiness itself)."""
+        health = self.engine.member_health()
+        require_members(self.engine, self.names, ready=False, error=FailoverError, members=health)
+        return decision.member_states(health, self.names, self.clock())
 
     def status(self):
         """{members, evacuated} of the inventory members the federation lists: one it does not list yet (not

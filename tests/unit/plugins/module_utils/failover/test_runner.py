@@ -48,6 +48,8 @@ class World(object):
 
 class Engine(object):
     name = "karmada"
+    display_name = "Karmada"
+    join_hint = "join it (karmadactl join, or the member_join playbook) or fix its cluster_name"
     rebalance_unsupported = ""
 
     def __init__(self, world):
@@ -324,6 +326,17 @@ def test_status_names_the_evacuated_members_and_ignores_those_not_listed():
     runner.names = ["idc1", "test-ucs", "not-joined"]
     got = runner.status()
     assert got["evacuated"] == ["test-ucs"] and [m["name"] for m in got["members"]] == ["idc1", "test-ucs"]
+
+
+def test_a_pass_refuses_an_inventory_member_the_federation_does_not_list_before_any_change():
+    clock = Clock()
+    world = World(clock)
+    runner = failover(world, clock)
+    runner.names = ["idc1", "test-ucs", "not-joined"]
+    with pytest.raises(d.FailoverError, match=r"^Karmada does not list member cluster 'not-joined' \(it lists: idc1, "
+                                              r"test-ucs\): join it"):
+        runner.run()
+    assert world.log == []
 
 
 def test_a_workload_that_does_not_fail_over_is_held_and_not_counted():
