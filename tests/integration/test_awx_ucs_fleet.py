@@ -2,7 +2,7 @@
 (tests/integration/awx_support.py: a private data directory, the credentials' injectors rendered as AWX renders them,
 the template's extra vars), against two local HTTPS endpoints, no cluster and no stack:
 
-- the contract endpoint that plays UCS and CCE (tests/unit/plugins/module_utils/huaweicloud: the SDK's real, signed
+- the contract endpoint that plays UCS and CCE (tests/unit/fakes/huaweicloud.py: the SDK's real, signed
   requests; the account of test_ucs_fleet.py: two CCE clusters not registered with UCS);
 - the same endpoint's machinery playing the controller's credential API (ControllerPlay below): GET
   /api/v2/jobs/<id>/credentials/ and PATCH /api/v2/credentials/<id>/ as AWX answers them (ansible/awx 24.6.1:
@@ -49,14 +49,11 @@ BUILD = REPO_ROOT / ".build"
 if str(BUILD) not in sys.path:
     sys.path.insert(0, str(BUILD))
 
-# The contract fixtures: sdk_state (autouse) and cloud, the local endpoint that plays UCS and CCE.
-from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.huaweicloud.conftest import (  # noqa: F401 pylint: disable=unused-import
-    cloud, sdk_state,
+# The contract fixtures: sdk_state (autouse) and cloud, the local endpoint that plays CCE, UCS and IAM.
+from ansible_collections.multicloud.federation.tests.unit.fakes.huaweicloud_contract import (  # noqa: F401 pylint: disable=unused-import
+    AK, DOMAIN, PROJECT, REGION, SK, cloud, sdk_state,
 )
-from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.huaweicloud.contract import (
-    AK, DOMAIN, PROJECT, REGION, SK,
-)
-from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.huaweicloud.endpoint import (
+from ansible_collections.multicloud.federation.tests.unit.fakes.huaweicloud import (
     HuaweiCloudEndpoint,
 )
 from ansible_collections.multicloud.federation.tests.unit.plugins.modules.test_cce_kubeconfig import (

@@ -2,7 +2,7 @@
 # Copyright (c) multicloud.federation contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """playbooks/ucs_fleet.yml run by ansible-playbook against the local HTTPS endpoint that plays UCS and CCE
-(tests/unit/plugins/module_utils/huaweicloud: no cluster, no stack; here because it runs a whole playbook, which
+(tests/unit/fakes/huaweicloud.py: no cluster, no stack; here because it runs a whole playbook, which
 ansible-test's units environment cannot):
 from two CCE clusters UCS does not have to a fleet with its federation, the members' and the federation's
 kubeconfig files 0600 with the contexts site.yml selects (internal, external, federation); a second run and
@@ -10,7 +10,7 @@ check mode make no write call; no key, secret or kubeconfig content in the outpu
 the local stack behind the endpoint (UCS and CCE answer with the stack's own addresses, CA and credentials, in
 their shapes): site.yml --check accepts the files ucs_fleet.yml wrote, every cluster reached through them.
 
-The CCE answers are test_cce_kubeconfig's (CCE's API reference example), the UCS ones endpoint.UcsPlay's."""
+The CCE answers are test_cce_kubeconfig's (CCE's API reference example), the UCS ones fakes.huaweicloud.UcsPlay's."""
 
 from __future__ import annotations
 
@@ -31,14 +31,11 @@ BUILD = REPO_ROOT / ".build"
 if str(BUILD) not in sys.path:
     sys.path.insert(0, str(BUILD))
 
-# The contract fixtures: sdk_state (autouse) and cloud, the local endpoint.
-from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.huaweicloud.conftest import (  # noqa: F401 pylint: disable=unused-import
-    cloud, sdk_state,
+# The contract fixtures: sdk_state (autouse) and cloud, the local endpoint that plays CCE, UCS and IAM.
+from ansible_collections.multicloud.federation.tests.unit.fakes.huaweicloud_contract import (  # noqa: F401 pylint: disable=unused-import
+    AK, DOMAIN, PROJECT, REGION, SK, cloud, sdk_state,
 )
-from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.huaweicloud.contract import (
-    AK, DOMAIN, PROJECT, REGION, SK,
-)
-from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.huaweicloud.endpoint import UcsPlay
+from ansible_collections.multicloud.federation.tests.unit.fakes.huaweicloud import UcsPlay
 from ansible_collections.multicloud.federation.tests.unit.plugins.modules.test_cce_kubeconfig import cert_answer, cluster_detail
 from ansible_collections.multicloud.federation.tests.unit.plugins.modules.test_ucs_federation_kubeconfig import Answers
 

@@ -8,7 +8,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.fake_cluster import FakeCluster
+from ansible_collections.multicloud.federation.tests.unit.fakes.cluster import FakeCluster
 
 UD_API = ("apps.kruise.io/v1alpha1", "UnitedDeployment")
 MUTATING = ("MutatingWebhookConfiguration", "kruise-mutating-webhook-configuration")

@@ -2,7 +2,7 @@
 # Copyright (c) multicloud.federation contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """Contract test of the cce_addon module: Huawei's SDK (huaweicloudsdkcce 3.1.219) builds, signs and sends
-the requests to the local HTTPS endpoint (tests/unit/plugins/module_utils/huaweicloud/endpoint.py), which
+the requests to the local HTTPS endpoint (tests/unit/fakes/huaweicloud.py), which
 records them and checks every signature with its own SDK-HMAC-SHA256 verifier.
 
 Request and response shapes are the SDK's (huaweicloudsdkcce/v3/cce_client.py for method and path, the
@@ -24,21 +24,11 @@ import pytest
 
 from ansible.module_utils.common.parameters import PASS_VARS
 from ansible_collections.multicloud.federation.plugins.modules import cce_addon
-from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.huaweicloud import contract
-from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.huaweicloud.contract import (
-    AK, PROJECT, SK, module_args,
+# The contract fixtures: sdk_state (autouse) and cloud, the local endpoint that plays CCE, UCS and IAM.
+from ansible_collections.multicloud.federation.tests.unit.fakes.huaweicloud_contract import (  # noqa: F401 pylint: disable=unused-import
+    AK, PROJECT, SK, cloud, module_args, sdk_state,
 )
 from ansible_collections.multicloud.federation.tests.unit.plugins.modules.module_runner import run_module
-
-
-@pytest.fixture(autouse=True)
-def sdk_state(monkeypatch):
-    yield from contract.clean_sdk_state(monkeypatch)
-
-
-@pytest.fixture
-def cloud():
-    yield from contract.running_endpoint()
 
 
 CLUSTER = "4a2b1d8e-7c41-11ee-a6b4-0255ac100b05"

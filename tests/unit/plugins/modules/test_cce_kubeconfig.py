@@ -32,21 +32,11 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
 from ansible_collections.multicloud.federation.plugins.modules import cce_kubeconfig
-from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.huaweicloud import contract
-from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.huaweicloud.contract import (
-    PROJECT, SK, module_args,
+# The contract fixtures: sdk_state (autouse) and cloud, the local endpoint that plays CCE, UCS and IAM.
+from ansible_collections.multicloud.federation.tests.unit.fakes.huaweicloud_contract import (  # noqa: F401 pylint: disable=unused-import
+    PROJECT, SK, cloud, module_args, sdk_state,
 )
 from ansible_collections.multicloud.federation.tests.unit.plugins.modules.module_runner import run_module
-
-
-@pytest.fixture(autouse=True)
-def sdk_state(monkeypatch):
-    yield from contract.clean_sdk_state(monkeypatch)
-
-
-@pytest.fixture
-def cloud():
-    yield from contract.running_endpoint()
 
 
 CLUSTER = "4a2b1d8e-7c41-11ee-a6b4-0255ac100b05"

@@ -13,7 +13,7 @@ import pytest
 from ansible_collections.multicloud.federation.plugins.module_utils.access.cluster import AccessError, ApiError
 from ansible_collections.multicloud.federation.plugins.module_utils.engines import detect as engines
 from ansible_collections.multicloud.federation.plugins.modules import federalize, federalize_placement
-from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.federalize_world import (
+from ansible_collections.multicloud.federation.tests.unit.fakes.federalize_world import (
     APP_RESOURCES,
     NAMESPACE,
     SECRET_VALUE,

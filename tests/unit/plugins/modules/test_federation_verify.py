@@ -13,8 +13,8 @@ from ansible_collections.multicloud.federation.plugins.module_utils.access.clust
 from ansible_collections.multicloud.federation.plugins.module_utils.applications import verify as verify_utils
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.division import DEFAULT_KARMADA_VERSION
 from ansible_collections.multicloud.federation.plugins.modules import federation_verify
-from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.fake_cluster import FakeCluster
-from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.fake_federation import (
+from ansible_collections.multicloud.federation.tests.unit.fakes.cluster import FakeCluster
+from ansible_collections.multicloud.federation.tests.unit.fakes.federation import (
     kubeadmiral_control_plane,
     members_access,
     world,

@@ -13,7 +13,7 @@ import json
 
 from ansible_collections.multicloud.federation.plugins.module_utils.helm.release import recover
 from ansible_collections.multicloud.federation.plugins.modules import helm_release_recover
-from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.fake_cluster import FakeCluster
+from ansible_collections.multicloud.federation.tests.unit.fakes.cluster import FakeCluster
 from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.helm_release_samples import (
     NOW,
     SECRET_VALUE,

@@ -10,7 +10,7 @@ __metaclass__ = type
 
 from ansible_collections.multicloud.federation.plugins.module_utils.access.cluster import ApiError
 from ansible_collections.multicloud.federation.plugins.modules import kruise_info
-from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.fake_cluster import FakeCluster
+from ansible_collections.multicloud.federation.tests.unit.fakes.cluster import FakeCluster
 from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.kruise_samples import (
     UD_API,
     crd,

@@ -13,7 +13,7 @@ import yaml
 from ansible.module_utils.common import warnings as module_warnings
 
 from ansible_collections.multicloud.federation.plugins.modules import cluster_info, kubeadmiral_member
-from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.fake_cluster import FakeCluster
+from ansible_collections.multicloud.federation.tests.unit.fakes.cluster import FakeCluster
 from ansible_collections.multicloud.federation.tests.unit.plugins.modules.module_runner import run_module
 
 CA = base64.b64encode(b"ca").decode()

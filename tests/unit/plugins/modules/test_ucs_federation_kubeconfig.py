@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright (c) multicloud.federation contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Contract test of the ucs_federation_kubeconfig module against the local HTTPS endpoint (endpoint.UcsPlay).
+"""Contract test of the ucs_federation_kubeconfig module against the local HTTPS endpoint (fakes.huaweicloud.UcsPlay).
 
 From huaweicloudsdkucs 3.1.219: create_federation_connection is POST /v1/clustergroups/{id}/connection with
 CreateFederationConnectionRequestBody (projectID, vpcID, subnetID), answered with ``id``;
@@ -29,14 +29,11 @@ import pytest
 import yaml
 
 from ansible_collections.multicloud.federation.plugins.modules import ucs_federation_kubeconfig
-# The contract fixtures: sdk_state (autouse) and cloud, the local endpoint.
-from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.huaweicloud.conftest import (  # noqa: F401 pylint: disable=unused-import
-    cloud, sdk_state,
+# The contract fixtures: sdk_state (autouse) and cloud, the local endpoint that plays CCE, UCS and IAM.
+from ansible_collections.multicloud.federation.tests.unit.fakes.huaweicloud_contract import (  # noqa: F401 pylint: disable=unused-import
+    DOMAIN, PROJECT, SK, cloud, module_args, sdk_state,
 )
-from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.huaweicloud.contract import (
-    DOMAIN, PROJECT, SK, module_args,
-)
-from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.huaweicloud.endpoint import UcsPlay
+from ansible_collections.multicloud.federation.tests.unit.fakes.huaweicloud import UcsPlay
 from ansible_collections.multicloud.federation.tests.unit.plugins.modules.module_runner import run_module
 from ansible_collections.multicloud.federation.tests.unit.plugins.modules.test_cce_kubeconfig import CA_DATA, client_cert
 

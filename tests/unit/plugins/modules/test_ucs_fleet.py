@@ -3,7 +3,7 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """Contract test of the ucs_fleet module: huaweicloudsdkucs 3.1.219 builds, signs (global credentials:
 X-Domain-Id) and sends the requests to the local HTTPS endpoint, which checks each signature with its own
-SDK-HMAC-SHA256 verifier and plays UCS with state (endpoint.UcsPlay, whose docstring says which answers are
+SDK-HMAC-SHA256 verifier and plays UCS with state (fakes.huaweicloud.UcsPlay, whose docstring says which answers are
 not from Huawei's models or reference).
 
 Methods and paths are the SDK's (v1/ucs_client.py); bodies the model classes' attribute_map: RegisterCluster
@@ -21,15 +21,12 @@ import json
 import pytest
 
 from ansible_collections.multicloud.federation.plugins.modules import ucs_fleet
-from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.huaweicloud import contract
-# The contract fixtures: sdk_state (autouse) and cloud, the local endpoint.
-from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.huaweicloud.conftest import (  # noqa: F401 pylint: disable=unused-import
-    cloud, sdk_state,
+from ansible_collections.multicloud.federation.tests.unit.fakes import huaweicloud_contract as contract
+# The contract fixtures: sdk_state (autouse) and cloud, the local endpoint that plays CCE, UCS and IAM.
+from ansible_collections.multicloud.federation.tests.unit.fakes.huaweicloud_contract import (  # noqa: F401 pylint: disable=unused-import
+    AK, DOMAIN, PROJECT, SK, cloud, module_args, sdk_state,
 )
-from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.huaweicloud.contract import (
-    AK, DOMAIN, PROJECT, SK, module_args,
-)
-from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.huaweicloud.endpoint import UcsPlay
+from ansible_collections.multicloud.federation.tests.unit.fakes.huaweicloud import UcsPlay
 from ansible_collections.multicloud.federation.tests.unit.plugins.modules.module_runner import run_module
 
 

@@ -11,8 +11,8 @@ import pytest
 
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.division import DEFAULT_KARMADA_VERSION
 from ansible_collections.multicloud.federation.plugins.modules import united_deployment_validate
-from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.fake_cluster import FakeCluster
-from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.fake_federation import (
+from ansible_collections.multicloud.federation.tests.unit.fakes.cluster import FakeCluster
+from ansible_collections.multicloud.federation.tests.unit.fakes.federation import (
     karmada_control_plane,
     kubeadmiral_control_plane,
 )

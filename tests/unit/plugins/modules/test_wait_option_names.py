@@ -14,7 +14,7 @@ import yaml
 from ansible_collections.multicloud.federation.plugins.module_utils.applications import verify as verify_utils
 from ansible_collections.multicloud.federation.plugins.module_utils.failover.decision import FailoverError
 from ansible_collections.multicloud.federation.plugins.modules import failover, federation_verify, workload_rebalance
-from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.fake_federation import (
+from ansible_collections.multicloud.federation.tests.unit.fakes.federation import (
     members_access,
     world,
 )

@@ -11,8 +11,8 @@ __metaclass__ = type
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.division import DEFAULT_KARMADA_VERSION
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.kubeadmiral.engine import FEDERATED_CLUSTER_API
 from ansible_collections.multicloud.federation.plugins.modules import workload_rebalance
-from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.fake_cluster import FakeCluster
-from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.fake_rebalancer import (
+from ansible_collections.multicloud.federation.tests.unit.fakes.cluster import FakeCluster
+from ansible_collections.multicloud.federation.tests.unit.fakes.rebalancer import (
     BALANCED,
     STALE,
     rebalancer_writes,

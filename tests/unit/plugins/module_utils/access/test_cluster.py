@@ -12,10 +12,11 @@ import json
 
 import pytest
 from kubernetes.client.rest import ApiException
-from kubernetes.dynamic.exceptions import ResourceNotFoundError, api_exception
+from kubernetes.dynamic.exceptions import api_exception
 
 from ansible_collections.multicloud.federation.plugins.module_utils.access import cluster as ca
-from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.fake_cluster import FakeTime
+from ansible_collections.multicloud.federation.tests.unit.fakes.cluster import FakeTime
+from ansible_collections.multicloud.federation.tests.unit.fakes.dynamic_client import FakeClient, FakeResource
 
 
 def dynamic_error(status, body, reason="Not Found"):
@@ -83,46 +84,6 @@ def test_api_error_text_of_a_plain_body_and_of_no_response():
 
 
 # --- discovery that follows the cluster -------------------------------------------------------
-class FakeResource(object):
-    namespaced = True
-
-    def __init__(self, responses):
-        self.responses = responses
-
-    def get(self, **params):
-        response = self.responses.pop(0)
-        if isinstance(response, Exception):
-            raise response
-        return response
-
-
-class FakeResources(object):
-    def __init__(self):
-        self.invalidations = 0
-
-    def invalidate_cache(self):
-        self.invalidations += 1
-
-
-class FakeClient(object):
-    """kubernetes.core's K8SClient as Cluster uses it: resource(kind, api_version), get(resource)."""
-
-    def __init__(self, served_after):
-        self.served_after = served_after  # list of what resource() answers, one per call
-        self.client = type("Dynamic", (), {})()
-        self.client.resources = FakeResources()
-
-    def resource(self, kind, api_version):
-        answer = self.served_after.pop(0)
-        if answer is None:
-            raise ResourceNotFoundError("No matches found")
-        return answer
-
-    def get(self, resource, **params):
-        assert params["_request_timeout"] == 30
-        return resource.get(**params)
-
-
 def test_listed_objects_carry_their_api_version_and_kind():
     resource = FakeResource([{"items": [{"metadata": {"name": "a"}}]}])
     cluster = ca.Cluster(FakeClient([resource]), "idc1")

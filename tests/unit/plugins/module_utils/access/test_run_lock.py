@@ -17,7 +17,7 @@ import pytest
 from ansible_collections.multicloud.federation.plugins.module_utils.access import run_lock
 from ansible_collections.multicloud.federation.plugins.module_utils.access.cluster import ApiError
 from ansible_collections.multicloud.federation.plugins.module_utils.access.run_lock import LockError, RunLock
-from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.fake_cluster import FakeCluster
+from ansible_collections.multicloud.federation.tests.unit.fakes.cluster import FakeCluster
 
 NOW = datetime.datetime(2026, 12, 3, 12, 0, 0)
 HOST = "ctl-1"

@@ -14,7 +14,7 @@ import pytest
 from ansible_collections.multicloud.federation.plugins.module_utils.applications.rebalance import WorkloadRebalance
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.contract import EngineError
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.detect import federation_engine
-from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.fake_rebalancer import (
+from ansible_collections.multicloud.federation.tests.unit.fakes.rebalancer import (
     BALANCED,
     BINDING,
     STALE,

@@ -15,8 +15,8 @@ from ansible_collections.multicloud.federation.plugins.module_utils.applications
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.detect import federation_engine
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.division import EVEN_UID, ODD_UID
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.engine import CLUSTER_API
-from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.fake_cluster import FakeCluster
-from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.fake_federation import (
+from ansible_collections.multicloud.federation.tests.unit.fakes.cluster import FakeCluster
+from ansible_collections.multicloud.federation.tests.unit.fakes.federation import (
     karmada_control_plane,
 )
 from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.federation_samples import runbook_ud

@@ -25,8 +25,8 @@ from ansible_collections.multicloud.federation.plugins.module_utils.applications
     write_report,
 )
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.detect import federation_engine
-from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.fake_cluster import FakeTime
-from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.fake_federation import (
+from ansible_collections.multicloud.federation.tests.unit.fakes.cluster import FakeTime
+from ansible_collections.multicloud.federation.tests.unit.fakes.federation import (
     members_access,
     world,
 )

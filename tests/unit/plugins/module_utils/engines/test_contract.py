@@ -15,7 +15,7 @@ from ansible_collections.multicloud.federation.plugins.module_utils.engines.karm
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.kubeadmiral.engine import KubeAdmiralEngine
 from ansible_collections.multicloud.federation.plugins.module_utils.kubeconfig.cluster import interpret_version
 
-from ..fake_cluster import FakeCluster
+from ansible_collections.multicloud.federation.tests.unit.fakes.cluster import FakeCluster
 
 KARMADA = KarmadaEngine(FakeCluster())
 FAILOVER_NOTE = "If its cloud is lost, playbooks/failover.yml evacuates it (its share then runs in the other members)"
@@ -186,7 +186,7 @@ class StatusChanging(object):
 
 def no_sleep_poll(monkeypatch):
     from ansible_collections.multicloud.federation.plugins.module_utils.access.cluster import poll
-    from ..fake_cluster import FakeTime
+    from ansible_collections.multicloud.federation.tests.unit.fakes.cluster import FakeTime
     fake = FakeTime()
 
     def fake_poll(probe, timeout, interval):

@@ -13,7 +13,7 @@ from ansible_collections.multicloud.federation.plugins.module_utils.engines impo
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.engine import KarmadaEngine
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.kubeadmiral.engine import KubeAdmiralEngine
 
-from ..fake_cluster import FakeCluster
+from ansible_collections.multicloud.federation.tests.unit.fakes.cluster import FakeCluster
 
 KARMADA_API = ("cluster.karmada.io/v1alpha1", "Cluster")
 KUBEADMIRAL_API = ("core.kubeadmiral.io/v1alpha1", "FederatedCluster")

@@ -17,7 +17,7 @@ from ansible_collections.multicloud.federation.plugins.module_utils.engines.karm
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.kubeadmiral import engine as kae
 from ansible_collections.multicloud.federation.plugins.module_utils.failover import decision as d
 
-from ..fake_cluster import FakeCluster
+from ansible_collections.multicloud.federation.tests.unit.fakes.cluster import FakeCluster
 
 TAINT = d.evacuation_taint(d.parse_api_time("2026-12-04T12:00:00Z"))
 NOT_READY = {"key": "cluster.karmada.io/not-ready", "effect": "NoSchedule"}

@@ -16,8 +16,8 @@ from ansible_collections.multicloud.federation.plugins.module_utils.federalize.a
 )
 from ansible_collections.multicloud.federation.plugins.module_utils.federalize.objects import REDACTED, FederalizeError
 
-from ..federalize_world import APP_RESOURCES, NAMESPACE, SECRET_VALUE, World
-from ..federalize_world import federalize_options as params
+from ansible_collections.multicloud.federation.tests.unit.fakes.federalize_world import APP_RESOURCES, NAMESPACE, SECRET_VALUE, World
+from ansible_collections.multicloud.federation.tests.unit.fakes.federalize_world import federalize_options as params
 
 
 def federalize(world, check_mode=False, diff=False, **overrides):

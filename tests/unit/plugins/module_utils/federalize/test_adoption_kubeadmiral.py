@@ -18,9 +18,9 @@ from ansible_collections.multicloud.federation.plugins.module_utils.engines.kube
 from ansible_collections.multicloud.federation.plugins.module_utils.federalize.adoption import Federalizer
 from ansible_collections.multicloud.federation.plugins.module_utils.federalize.objects import REDACTED, FederalizeError
 
-from ..federalize_world import NAMESPACE, SECRET_VALUE
-from ..kubeadmiral_world import APP_RESOURCES, SOURCE, TARGET, KubeAdmiralWorld
-from ..kubeadmiral_world import federalize_options as params
+from ansible_collections.multicloud.federation.tests.unit.fakes.federalize_world import NAMESPACE, SECRET_VALUE
+from ansible_collections.multicloud.federation.tests.unit.fakes.kubeadmiral_world import APP_RESOURCES, SOURCE, TARGET, KubeAdmiralWorld
+from ansible_collections.multicloud.federation.tests.unit.fakes.kubeadmiral_world import federalize_options as params
 
 ADOPT_IN_SOURCE = {"kubeadmiral.io/conflict-resolution": "adopt",
                    "kubeadmiral.io/clusters-to-adopt": json.dumps({"clusters": [SOURCE]}, separators=(",", ":"))}

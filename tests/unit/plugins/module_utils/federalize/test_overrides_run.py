@@ -19,8 +19,8 @@ from ansible_collections.multicloud.federation.plugins.module_utils.engines impo
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada import engine as ke
 from ansible_collections.multicloud.federation.plugins.module_utils.federalize import overrides as fo
 
-from ..fake_cluster import FakeCluster
-from ..kubeadmiral_overrides_world import KUBEADMIRAL_API, LABEL, kubeadmiral_engine
+from ansible_collections.multicloud.federation.tests.unit.fakes.cluster import FakeCluster
+from ansible_collections.multicloud.federation.tests.unit.fakes.kubeadmiral_overrides_world import KUBEADMIRAL_API, LABEL, kubeadmiral_engine
 
 NAMESPACE = "demo"
 MEMBERS = [{"host": "cluster-a", "name": "cluster-a"}, {"host": "cluster-b", "name": "cluster-b"}]

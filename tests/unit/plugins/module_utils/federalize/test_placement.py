@@ -15,7 +15,7 @@ from ansible_collections.multicloud.federation.plugins.module_utils.federalize.a
 from ansible_collections.multicloud.federation.plugins.module_utils.federalize.objects import FederalizeError
 from ansible_collections.multicloud.federation.plugins.module_utils.federalize.placement import PlacementChange
 
-from ..federalize_world import APP_RESOURCES, NAMESPACE, NODE_PORT, World, federalize_options
+from ansible_collections.multicloud.federation.tests.unit.fakes.federalize_world import APP_RESOURCES, NAMESPACE, NODE_PORT, World, federalize_options
 
 
 class RecordingEngine(ke.KarmadaEngine):

@@ -20,8 +20,8 @@ from ansible_collections.multicloud.federation.plugins.module_utils.federalize.a
 from ansible_collections.multicloud.federation.plugins.module_utils.federalize.objects import FederalizeError
 from ansible_collections.multicloud.federation.plugins.module_utils.federalize.placement import PlacementChange
 
-from ..federalize_world import NAMESPACE
-from ..kubeadmiral_world import SOURCE, TARGET, KubeAdmiralWorld, federalize_options
+from ansible_collections.multicloud.federation.tests.unit.fakes.federalize_world import NAMESPACE
+from ansible_collections.multicloud.federation.tests.unit.fakes.kubeadmiral_world import SOURCE, TARGET, KubeAdmiralWorld, federalize_options
 
 
 class RecordingEngine(kae.KubeAdmiralEngine):

@@ -24,7 +24,7 @@ from ansible_collections.multicloud.federation.plugins.module_utils.helm.release
     parse_timestamp,
     recover,
 )
-from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.fake_cluster import FakeCluster
+from ansible_collections.multicloud.federation.tests.unit.fakes.cluster import FakeCluster
 from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.helm_release_samples import (
     NOW,
     SECRET_VALUE,

@@ -1,22 +1,12 @@
 # -*- coding: utf-8 -*-
 # Copyright: multicloud.federation contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The contract fixtures (contract.py) for every test of this package."""
+"""The contract fixtures (tests/unit/fakes/huaweicloud_contract.py) for every test of this package."""
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import pytest
-
-from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.huaweicloud import contract
-
-
-@pytest.fixture(autouse=True)
-def sdk_state(monkeypatch):
-    yield from contract.clean_sdk_state(monkeypatch)
-
-
-@pytest.fixture
-def cloud():
-    yield from contract.running_endpoint()
+from ansible_collections.multicloud.federation.tests.unit.fakes.huaweicloud_contract import (  # noqa: F401 pylint: disable=unused-import
+    cloud, sdk_state,
+)

@@ -15,10 +15,10 @@ from huaweicloudsdkucs.v1 import ListManagedClustersRequest
 
 from ansible_collections.multicloud.federation.plugins.module_utils.huaweicloud import client as hwc
 from ansible_collections.multicloud.federation.plugins.module_utils.huaweicloud.errors import HuaweiCloudError, sdk_call
-from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.huaweicloud.contract import (
+from ansible_collections.multicloud.federation.tests.unit.fakes.huaweicloud_contract import (
     AK, DOMAIN, PROJECT, REGION, SK, options,
 )
-from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.huaweicloud.endpoint import (
+from ansible_collections.multicloud.federation.tests.unit.fakes.huaweicloud import (
     HuaweiCloudEndpoint, canonical_query, canonical_uri, verify,
 )
 

@@ -25,8 +25,8 @@ from ansible_collections.multicloud.federation.plugins.module_utils.kruise.insta
     wait_until_ready,
     webhook_summary,
 )
-from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.fake_cluster import FakeCluster
-from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.fake_cluster import FakeTime
+from ansible_collections.multicloud.federation.tests.unit.fakes.cluster import FakeCluster
+from ansible_collections.multicloud.federation.tests.unit.fakes.cluster import FakeTime
 from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.kruise_samples import (
     MUTATING,
     UD_API,

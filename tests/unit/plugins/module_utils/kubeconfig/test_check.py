@@ -14,7 +14,7 @@ from ansible_collections.multicloud.federation.plugins.module_utils.access.clust
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.engine import CLUSTER_API
 from ansible_collections.multicloud.federation.plugins.module_utils.kubeconfig.check import CheckFailed, check_cluster
 
-from ..fake_cluster import FakeCluster
+from ansible_collections.multicloud.federation.tests.unit.fakes.cluster import FakeCluster
 
 SERVER = "https://192.168.0.10:5443"
 ORIGIN = "/etc/federation/kubeconfig"

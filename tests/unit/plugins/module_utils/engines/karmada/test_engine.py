@@ -9,7 +9,7 @@ __metaclass__ = type
 
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada import engine as ke
 
-from ...fake_cluster import FakeCluster
+from ansible_collections.multicloud.federation.tests.unit.fakes.cluster import FakeCluster
 
 
 def cluster(name, ready=True, reason=None):

@@ -15,8 +15,8 @@ from ansible_collections.multicloud.federation.plugins.module_utils.engines.cont
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada import engine as ke
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.placement import withdrawn_placement
 
-from ...fake_federation import control_plane
-from ...fake_rebalancer import TEMPLATE_API
+from ansible_collections.multicloud.federation.tests.unit.fakes.federation import control_plane
+from ansible_collections.multicloud.federation.tests.unit.fakes.rebalancer import TEMPLATE_API
 
 OWNERS = [{"manager": "multicloud.federation", "operation": "Apply", "fieldsType": "FieldsV1", "fieldsV1": {"f:spec": {}}}]
 

@@ -13,7 +13,7 @@ import pytest
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.contract import EngineError
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada import engine as ke
 
-from ...fake_cluster import FakeCluster
+from ansible_collections.multicloud.federation.tests.unit.fakes.cluster import FakeCluster
 
 POLICY = "policy.karmada.io/v1alpha1"
 

@@ -14,9 +14,9 @@ import pytest
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.contract import EngineError
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada import engine as ke
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.kubeadmiral.engine import KubeAdmiralEngine
-from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.fake_cluster import FakeCluster
-from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.fake_federation import control_plane
-from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.fake_rebalancer import (
+from ansible_collections.multicloud.federation.tests.unit.fakes.cluster import FakeCluster
+from ansible_collections.multicloud.federation.tests.unit.fakes.federation import control_plane
+from ansible_collections.multicloud.federation.tests.unit.fakes.rebalancer import (
     BALANCED,
     BINDING,
     STALE,

@@ -18,8 +18,14 @@ from ansible_collections.multicloud.federation.plugins.module_utils.engines.cont
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.kubeadmiral import engine as kae
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.kubeadmiral import placement as kp
 
-from ...fake_cluster import FakeCluster
-from ...kubeadmiral_world import CLUSTER_SCOPED, CONTROL_PLANE_APIS, TYPE_CONFIGS, federated_cluster, type_config
+from ansible_collections.multicloud.federation.tests.unit.fakes.cluster import FakeCluster
+from ansible_collections.multicloud.federation.tests.unit.fakes.kubeadmiral_world import (
+    CLUSTER_SCOPED,
+    CONTROL_PLANE_APIS,
+    TYPE_CONFIGS,
+    federated_cluster,
+    type_config,
+)
 
 NS = "fed-demo"
 

@@ -10,7 +10,7 @@ __metaclass__ = type
 
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.kubeadmiral import engine as kae
 
-from .fake_cluster import FakeCluster
+from ansible_collections.multicloud.federation.tests.unit.fakes.cluster import FakeCluster
 
 KUBEADMIRAL_API = (kae.API_VERSION, "OverridePolicy")
 LABEL = kae.KubeAdmiralEngine.OVERRIDE_BINDING_LABELS["OverridePolicy"]

@@ -21,13 +21,13 @@ from ansible_collections.multicloud.federation.plugins.module_utils.engines.kube
     API_VERSION as KUBEADMIRAL_API_VERSION,
     POLICY_NAME_LABEL,
 )
-from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.fake_cluster import FakeCluster
+from ansible_collections.multicloud.federation.tests.unit.fakes.cluster import FakeCluster
 from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.federation_samples import (
     cluster,
     policy,
     runbook_ud,
 )
-from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.kubeadmiral_world import (
+from ansible_collections.multicloud.federation.tests.unit.fakes.kubeadmiral_world import (
     CLUSTER_SCOPED as KUBEADMIRAL_CLUSTER_SCOPED,
     federated_cluster,
     type_config,

@@ -1,14 +1,17 @@
 # -*- coding: utf-8 -*-
 # Copyright: multicloud.federation contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Fixtures and values of the Huawei Cloud contract tests (this package and the cce_* module tests import
-them): the local endpoint, the test access key, no SDK state left between tests."""
+"""Fixtures and values of the Huawei Cloud contract tests (tests/unit/plugins/module_utils/huaweicloud through its
+conftest, the cce_*/ucs_* module tests and the ucs_fleet playbook tests import them): the local endpoint
+(``cloud``), the test access key, no SDK state left between tests (``sdk_state``, autouse where imported)."""
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.huaweicloud.endpoint import (
+import pytest
+
+from ansible_collections.multicloud.federation.tests.unit.fakes.huaweicloud import (
     HuaweiCloudEndpoint,
 )
 
@@ -24,8 +27,9 @@ ENV_NAMES = ("HUAWEICLOUD_SDK_AK", "HUAWEICLOUD_SDK_SK", "HUAWEICLOUD_SDK_SECURI
              "HUAWEICLOUD_SDK_PROJECT_ID", "HUAWEICLOUD_SDK_DOMAIN_ID", "HUAWEICLOUD_SDK_IAM_ENDPOINT")
 
 
-def clean_sdk_state(monkeypatch):
-    """For an autouse fixture: no credentials from the test runner's environment, and no project/domain id
+@pytest.fixture(autouse=True)
+def sdk_state(monkeypatch):
+    """No credentials from the test runner's environment, and no project/domain id
     the SDK cached (class-level, keyed by access key and region) from an earlier test."""
     for name in ENV_NAMES:
         monkeypatch.delenv(name, raising=False)
@@ -34,8 +38,9 @@ def clean_sdk_state(monkeypatch):
     Credentials._CACHE.clear()
 
 
-def running_endpoint():
-    """For a fixture: the local endpoint, started, with the test key, project and domain; stopped after."""
+@pytest.fixture
+def cloud():
+    """The local endpoint, started, with the test key, project and domain; stopped after."""
     endpoint = HuaweiCloudEndpoint({AK: SK}, project_id=PROJECT, domain_id=DOMAIN, region=REGION).start()
     yield endpoint
     endpoint.stop()

@@ -17,7 +17,7 @@ import copy
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada import engine as ke
 from ansible_collections.multicloud.federation.plugins.module_utils.federalize.adoption import MemberClusters
 from ansible_collections.multicloud.federation.plugins.module_utils.federalize.objects import dependency_refs
-from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.fake_cluster import FakeCluster
+from ansible_collections.multicloud.federation.tests.unit.fakes.cluster import FakeCluster
 
 NAMESPACE = "fed-demo"
 NODE_PORT = 31922

@@ -21,7 +21,7 @@ from ansible_collections.multicloud.federation.plugins.module_utils.engines.karm
     REBALANCER_API,
     binding_name,
 )
-from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.fake_federation import control_plane
+from ansible_collections.multicloud.federation.tests.unit.fakes.federation import control_plane
 
 TEMPLATE_API = "apps.kruise.io/v1alpha1"
 BINDING = (BINDING_API_VERSION, "ResourceBinding", binding_name("UnitedDeployment", "demo"), "default")

@@ -26,8 +26,8 @@ from ansible_collections.multicloud.federation.plugins.module_utils.engines.kube
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.kubeadmiral import placement as kp
 from ansible_collections.multicloud.federation.plugins.module_utils.federalize.adoption import MemberClusters
 from ansible_collections.multicloud.federation.plugins.module_utils.federalize.objects import dependency_refs
-from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.fake_cluster import FakeCluster
-from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.federalize_world import (
+from ansible_collections.multicloud.federation.tests.unit.fakes.cluster import FakeCluster
+from ansible_collections.multicloud.federation.tests.unit.fakes.federalize_world import (
     MEMBER_APIS,
     NAMESPACE,
     application,
