@@ -3,10 +3,11 @@ and the failover bench (bench/failover.py)."""
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 
+from tests.integration import cluster_objects
+from tests.integration.cluster_objects import ready_replicas
 from tests.integration.playbook_runner import run_playbook, stack_inventory
 
 NAME, NAMESPACE = "demo", "default"
@@ -15,13 +16,7 @@ TASK = "Evacuate lost members and fail back returned ones (or run the drill)"
 
 def ready(stack, member: str) -> int | None:
     """The member's own count of Ready replicas of demo (None when it cannot be read)."""
-    result = stack.member(member).kubectl("get", "uniteddeployments.apps.kruise.io", NAME, "-n", NAMESPACE,
-                                          "-o", "json", "--ignore-not-found", "--request-timeout=3s", check=False)
-    if result.returncode != 0:
-        return None
-    if not result.stdout.strip():
-        return 0
-    return int(json.loads(result.stdout).get("status", {}).get("readyReplicas") or 0)
+    return ready_replicas(stack.member(member), "uniteddeployments.apps.kruise.io", NAME, NAMESPACE)
 
 
 def karmada_ready(stack, member: str) -> str:
@@ -30,8 +25,7 @@ def karmada_ready(stack, member: str) -> str:
 
 
 def binding_split(stack) -> dict[str, int]:
-    binding = stack.karmada().get("resourcebindings.work.karmada.io", f"{NAME}-uniteddeployment", "-n", NAMESPACE)
-    return {c["name"]: c.get("replicas", 0) for c in binding["spec"].get("clusters", [])}
+    return cluster_objects.binding_split(stack.karmada(), f"{NAME}-uniteddeployment", NAMESPACE)
 
 
 class Watch:

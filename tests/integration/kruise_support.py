@@ -1,34 +1,18 @@
-"""Run the collection's playbooks against the local stack for the Kruise, webhook and
-virtual-kubelet tests, through the suite's one runner (playbook_runner), with their calling
-convention: ansible-playbook options as positional arguments, per-host changed counts as a call."""
+"""The Kruise, webhook and virtual-kubelet tests' objects on the local stack: the runbook's application, its
+policy and interpreter, Kruise's releases and CRDs, and a federation as a fresh fleet has it (no runbook)."""
 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 from tests.integration.conftest import Cluster, StackInfo, wait_for
-from tests.integration.playbook_runner import LOCAL_INVENTORY, PlaybookRun, run_playbook as run_collection_playbook
+from tests.integration.playbook_runner import LOCAL_INVENTORY
 
 INVENTORY = LOCAL_INVENTORY
 # The runbook's application as the roles' defaults name it, and the interpreter of its kind.
 APPLICATION = ("uniteddeployment.apps.kruise.io", "demo", "-n", "default")
 POLICY = ("propagationpolicy.policy.karmada.io", "demo", "-n", "default")
 INTERPRETER = ("resourceinterpretercustomization.config.karmada.io", "declarative-configuration-uniteddeployment")
-
-
-class KruisePlaybookRun(PlaybookRun):
-    def changed(self) -> dict[str, int]:  # type: ignore[override]  # pylint: disable=invalid-overridden-method
-        """Changed tasks per host (these tests call it; PlaybookRun.changed is the sum)."""
-        return self.changed_by_host
-
-
-def run_playbook(stack_env: dict, playbook: str, *args: str, inventory: Path = INVENTORY,
-                 extra_vars: dict | None = None, timeout: float = 1200) -> KruisePlaybookRun:
-    """The tests judge the exit code themselves; a run without a readable recap raises."""
-    run = run_collection_playbook(playbook, inventory, env=stack_env, extra_vars=extra_vars, args=args,
-                                  expect_failure=None, timeout=timeout)
-    return KruisePlaybookRun(**vars(run))
 
 
 def recreated_webhook_configuration(name: str = "kruise-validating-webhook-configuration") -> dict:

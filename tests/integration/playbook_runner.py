@@ -305,6 +305,30 @@ def _run_reading_lines(argv: list[str], env: dict, timeout: float, on_line: Call
         return subprocess.CompletedProcess(argv, returncode, "".join(lines), stderr.read())
 
 
+def play(playbook: str | Path, inventory: Inventory | Sequence[Inventory], *args: str, **options) -> PlaybookRun:
+    """run_playbook with ansible-playbook's options as positional arguments (``args``) and the exit code left
+    to the caller, who judges it (expect_failure=None); a run without a readable recap raises all the same.
+    options: run_playbook's keyword arguments (env, extra_vars, timeout, ...)."""
+    return run_playbook(playbook, inventory, args=args, expect_failure=None, **options)
+
+
+def playbook(env: dict, name: str, extra_vars: dict | None = None, check: bool = False, diff: bool = False,
+             extra_inventory: dict | None = None, limit: str | None = None, timeout: float = 1200,
+             inventory: str | Path | None = None, verbosity: int = 0, on_line=None, core: Path | None = None) -> PlaybookRun:
+    """Run playbooks/<name> against the stack's inventory (``inventory``: another one the stack wrote, e.g.
+    its KubeAdmiral federation's), plus an optional inventory overlay. The tests judge the exit code
+    themselves; a run without a readable recap raises. on_line, core: as run_playbook's."""
+    overlay = [extra_inventory] if extra_inventory else []
+    return run_playbook(Path("playbooks") / name, [inventory or stack_inventory(env), *overlay], env=env,
+                        extra_vars=extra_vars, check=check, diff=diff, limit=limit, verbosity=verbosity,
+                        expect_failure=None, timeout=timeout, on_line=on_line, core=core)
+
+
+def kubeadmiral_playbook(env: dict, name: str, extra_vars: dict | None = None, **options) -> PlaybookRun:
+    """playbook() against the inventory `python -m tests.stack up` wrote for its KubeAdmiral federation."""
+    return playbook(env, name, extra_vars, inventory=env["MCF_KUBEADMIRAL_INVENTORY"], **options)
+
+
 @dataclass
 class Timed:
     """A run (None when it raised: error) and when it started and ended (time.monotonic)."""

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from tests.integration.cluster_objects import binding_split
 from tests.integration.conftest import REPO_ROOT, stack_cli, wait_for
 from tests.integration.playbook_runner import run_playbook, stack_inventory
 
@@ -53,11 +54,6 @@ def removed(applications, name):
     return changed
 
 
-def binding_split(karmada, name):
-    binding = karmada.get("resourcebinding.work.karmada.io", f"{name}-uniteddeployment", "-n", "default")
-    return {c["name"]: c.get("replicas", 0) for c in binding["spec"].get("clusters") or []}
-
-
 def member_topology(stack, member, name):
     ud = stack.member(member).get(UD_KIND, name, "-n", "default")
     return [subset["name"] for subset in ud["spec"]["topology"]["subsets"]]
@@ -90,8 +86,8 @@ def test_the_example_applications_converge_and_one_is_removed_alone(stack, tmp_p
         first = place(stack, APPLICATIONS + BY_CAPACITY, tmp_path)
         assert first.returncode == 0 and first.changed > 0, first.describe()
         # Static weights: 1:2 for sample-ud (the members' cluster_weight), its own 1:1 for web.
-        assert binding_split(karmada, "sample-ud") == {"idc1": 2, "test-ucs": 4}
-        assert binding_split(karmada, "web") == {"idc1": 2, "test-ucs": 2}
+        assert binding_split(karmada, "sample-ud-uniteddeployment", "default") == {"idc1": 2, "test-ucs": 4}
+        assert binding_split(karmada, "web-uniteddeployment", "default") == {"idc1": 2, "test-ucs": 2}
         for name, subsets in (("sample-ud", ["subset-a", "subset-b"]), ("web", ["regular", "virtual-kubelet"])):
             # idc1 has no virtual-kubelet node: its copy lost that subset; the template keeps both.
             assert member_topology(stack, "idc1", name) == subsets[:1]
@@ -114,7 +110,8 @@ def test_the_example_applications_converge_and_one_is_removed_alone(stack, tmp_p
         assert len(web) == 4 and {pod[1:] for pod in web} == {("Running", "CloneSet")}, web
         # Aggregated: on the one member with room for all three (verify checked it needs no second); dynamic
         # weights: every replica placed, each member running what its binding says (verify read both).
-        packed, burst = binding_split(karmada, "packed"), binding_split(karmada, "burst")
+        packed = binding_split(karmada, "packed-uniteddeployment", "default")
+        burst = binding_split(karmada, "burst-uniteddeployment", "default")
         assert len([n for n in packed.values() if n]) == 1 and sum(packed.values()) == 3, packed
         assert sum(burst.values()) == 4 and set(burst) <= set(MEMBERS), burst
         for member, share in burst.items():
@@ -142,7 +139,7 @@ def test_the_example_applications_converge_and_one_is_removed_alone(stack, tmp_p
                      f"web's UnitedDeployment and ConfigMap gone from {member}")
             wait_for(lambda: not running_pods(cluster, "app=web"), f"web's pods gone from {member}")
         assert (versions(karmada, *kept), generations(stack, "sample-ud")) == before
-        assert binding_split(karmada, "sample-ud") == {"idc1": 2, "test-ucs": 4}
+        assert binding_split(karmada, "sample-ud-uniteddeployment", "default") == {"idc1": 2, "test-ucs": 4}
     finally:
         stack_cli("up", "--join")
         # Every member has virtual-kubelet nodes again: the OverridePolicy goes (also after a failure

@@ -34,9 +34,10 @@ from pathlib import Path
 import pytest
 
 from tests.integration.conftest import Cluster, wait_for
-from tests.integration.federalize_support import deployment_ready, playbook, remove_namespace
+from tests.integration.cluster_objects import deployment_ready, remove_namespace
+from tests.integration.federalize_support import web_deployment
 from tests.integration.kruise_support import recreated_webhook_configuration
-from tests.integration.playbook_runner import PlaybookRun
+from tests.integration.playbook_runner import PlaybookRun, playbook
 from tests.integration.secret_scan import add_needles, assert_no_secret_printed, b64, stack_secrets
 # The fixture (host and members) of the KubeAdmiral stack test: imported so pytest uses it here.
 from tests.integration.test_stack_kubeadmiral import kubeadmiral  # noqa: F401 pylint: disable=unused-import
@@ -61,15 +62,7 @@ def application(image: str) -> list[dict]:
          "data": {"app.conf": "listen 8080\n"}},
         {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "drift-secret", "namespace": NAMESPACE},
          "type": "Opaque", "data": {"password": b64(SECRET_VALUE)}},
-        {"apiVersion": "apps/v1", "kind": "Deployment",
-         "metadata": {"name": "drift-web", "namespace": NAMESPACE, "labels": labels},
-         "spec": {"replicas": 1, "selector": {"matchLabels": labels}, "template": {
-             "metadata": {"labels": labels},
-             "spec": {"containers": [{"name": "web", "image": image,
-                                      "env": [{"name": "PASSWORD", "valueFrom": {"secretKeyRef": {
-                                          "name": "drift-secret", "key": "password"}}}],
-                                      "volumeMounts": [{"name": "conf", "mountPath": "/etc/app"}]}],
-                      "volumes": [{"name": "conf", "configMap": {"name": "drift-conf"}}]}}}},
+        web_deployment("drift-web", 1, "drift-conf", namespace=NAMESPACE, secret="drift-secret", image=image),
         {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "drift-web", "namespace": NAMESPACE},
          "spec": {"selector": labels, "ports": [{"name": "http", "port": 80, "targetPort": 8080}]}},
     ]

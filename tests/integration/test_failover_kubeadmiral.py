@@ -18,6 +18,7 @@ import json
 from pathlib import Path
 
 import pytest
+from tests.integration.cluster_objects import deployment, ready_replicas
 from tests.integration.conftest import stack_cli, wait_for
 from tests.integration.failover_support import TASK, failover, passes_until
 from tests.integration.playbook_runner import OLDEST_CORE, run_playbook
@@ -31,11 +32,7 @@ FAST = {"failover_grace_seconds": 5, "failover_restore_seconds": 5, "failover_ti
 
 
 def ready(member) -> int | None:
-    result = member.kubectl("get", "deployment", NAME, "-n", NAMESPACE, "-o", "json", "--ignore-not-found",
-                            "--request-timeout=3s", check=False)
-    if result.returncode != 0:
-        return None
-    return int(json.loads(result.stdout).get("status", {}).get("readyReplicas") or 0) if result.stdout.strip() else 0
+    return ready_replicas(member, "deployment", NAME, NAMESPACE)
 
 
 def member_ready(host, name) -> str:
@@ -58,12 +55,8 @@ def web(stack, kubeadmiral):
                 {"apiVersion": "core.kubeadmiral.io/v1alpha1", "kind": "PropagationPolicy",
                  "metadata": {"name": POLICY, "namespace": NAMESPACE},
                  "spec": {"schedulingMode": "Duplicate", "placement": [{"cluster": "cluster-a"}, {"cluster": "cluster-b"}]}},
-                {"apiVersion": "apps/v1", "kind": "Deployment",
-                 "metadata": {"name": NAME, "namespace": NAMESPACE,
-                              "labels": {"kubeadmiral.io/propagation-policy-name": POLICY}},
-                 "spec": {"replicas": 2, "selector": {"matchLabels": {"app": NAME}},
-                          "template": {"metadata": {"labels": {"app": NAME}},
-                                       "spec": {"containers": [{"name": "main", "image": "nginx:alpine"}]}}}}])
+                deployment(NAME, NAMESPACE, 2, [{"name": "main", "image": "nginx:alpine"}],
+                           metadata_labels={"kubeadmiral.io/propagation-policy-name": POLICY})])
     wait_for(lambda: ready(members["cluster-a"]) == 2 and ready(members["cluster-b"]) == 2, "web at 2 Ready in both members")
     yield host, members
     stack_cli("restore", "cluster-b")

@@ -15,7 +15,9 @@ import json
 import pytest
 
 from conftest import wait_for
-from federalize_support import (
+from tests.integration.cluster_objects import ReadyCopiesWatch, deployment_ready, remove_namespace, uids
+from tests.integration.fault_support import migrate_with_the_controller_lost
+from tests.integration.federalize_support import (
     FEDERALIZE_VARS,
     NAMESPACE,
     NODE_PORT,
@@ -23,27 +25,13 @@ from federalize_support import (
     SECRET_VALUE,
     SOURCE_LB_ANNOTATION,
     TARGET_LB_ANNOTATIONS,
-    ReadyCopiesWatch,
-    b64,
-    deployment_ready,
-    migrate_with_the_controller_lost,
-    playbook,
     reference_scenario,
-    remove_namespace,
 )
-from tests.integration.playbook_runner import OLDEST_CORE, side_by_side
+from tests.integration.playbook_runner import OLDEST_CORE, playbook, side_by_side
+from tests.integration.secret_scan import b64
 
 APP = [("deployment", "fed-dp-01"), ("deployment", "fed-dp-02"), ("service", "fed-service-01"),
        ("configmap", "fed-cm-01"), ("configmap", "fed-cm-02"), ("secret", "fed-secret-01")]
-
-
-def pods(cluster) -> dict[str, str]:
-    items = cluster.get("pods", "-n", NAMESPACE)["items"]
-    return {p["metadata"]["name"]: p["metadata"]["uid"] for p in items if not p["metadata"].get("deletionTimestamp")}
-
-
-def replicasets(cluster) -> dict[str, str]:
-    return {r["metadata"]["name"]: r["metadata"]["uid"] for r in cluster.get("replicasets", "-n", NAMESPACE)["items"]}
 
 
 def replicas(cluster, name) -> int:
@@ -157,7 +145,7 @@ def test_check_mode_shows_templates_without_secret_data(clusters):
 
 def test_federalize_adopts_without_restarting(clusters):
     karmada, idc1 = clusters["karmada"], clusters["idc1"]
-    pods_before, rs_before = pods(idc1), replicasets(idc1)
+    pods_before, rs_before = uids(idc1, "pods", NAMESPACE, deleting=False), uids(idc1, "replicasets", NAMESPACE)
     specs = {n: idc1.get("deployment", n, "-n", NAMESPACE)["spec"] for n in ("fed-dp-01", "fed-dp-02")}
     assert len(pods_before) == 5
 
@@ -184,8 +172,8 @@ def test_federalize_adopts_without_restarting(clusters):
 
     # Nothing restarted: the same pods, ReplicaSets and specs, and nothing new in test-ucs. (The
     # generation moves by one: kube-apiserver bumps it for Karmada's annotations, strategy.go.)
-    assert pods(idc1) == pods_before
-    assert replicasets(idc1) == rs_before
+    assert uids(idc1, "pods", NAMESPACE, deleting=False) == pods_before
+    assert uids(idc1, "replicasets", NAMESPACE) == rs_before
     for name, spec in specs.items():
         assert idc1.get("deployment", name, "-n", NAMESPACE)["spec"] == spec
     assert not clusters["test-ucs"].has("deployment", "fed-dp-01", "-n", NAMESPACE)

@@ -25,18 +25,11 @@ import time
 import pytest
 
 from tests.integration.conftest import Cluster, wait_for
-from tests.integration.fault_support import Outage
-from tests.integration.federalize_support import (
-    ReadyCopiesWatch,
-    b64,
-    deployment_ready,
-    kubeadmiral_playbook as run,
-    migrate_with_the_controller_lost,
-    remove_namespace,
-)
-from tests.integration.playbook_runner import side_by_side
-from tests.integration.secret_scan import add_needles, assert_no_secret_printed, stack_secrets
-from tests.integration.test_stack import ready_condition
+from tests.integration.cluster_objects import ReadyCopiesWatch, deployment_ready, ready_condition, remove_namespace, uids
+from tests.integration.fault_support import Outage, migrate_with_the_controller_lost
+from tests.integration.federalize_support import web_deployment
+from tests.integration.playbook_runner import kubeadmiral_playbook as run, side_by_side
+from tests.integration.secret_scan import add_needles, assert_no_secret_printed, b64, stack_secrets
 # The fixture (host and members) of the stack test: imported so pytest uses it here.
 from tests.integration.test_stack_kubeadmiral import kubeadmiral  # noqa: F401 pylint: disable=unused-import
 
@@ -71,15 +64,7 @@ def application() -> list[dict]:
          "data": {"app.conf": "listen 8080\n"}},
         {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "fed-secret-01", "namespace": NAMESPACE},
          "type": "Opaque", "data": {"password": b64(SECRET_VALUE)}},
-        {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "fed-dp-01", "namespace": NAMESPACE,
-                                                                     "labels": labels},
-         "spec": {"replicas": 3, "selector": {"matchLabels": labels}, "template": {
-             "metadata": {"labels": labels},
-             "spec": {"containers": [{"name": "web", "image": IMAGE,
-                                      "env": [{"name": "PASSWORD", "valueFrom": {"secretKeyRef": {
-                                          "name": "fed-secret-01", "key": "password"}}}],
-                                      "volumeMounts": [{"name": "conf", "mountPath": "/etc/app"}]}],
-                      "volumes": [{"name": "conf", "configMap": {"name": "fed-cm-01"}}]}}}},
+        web_deployment("fed-dp-01", 3, "fed-cm-01", namespace=NAMESPACE, image=IMAGE),
         {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "fed-service-01", "namespace": NAMESPACE},
          "spec": {"type": "LoadBalancer", "selector": labels,
                   "ports": [{"name": "http", "port": 80, "targetPort": 8080, "protocol": "TCP",
@@ -88,12 +73,8 @@ def application() -> list[dict]:
 
 
 def pods(cluster: Cluster) -> dict[str, str]:
-    items = cluster.get("pods", "-n", NAMESPACE, "-l", "app=fed-dp-01")["items"]
-    return {p["metadata"]["name"]: p["metadata"]["uid"] for p in items if not p["metadata"].get("deletionTimestamp")}
-
-
-def replicasets(cluster: Cluster) -> dict[str, str]:
-    return {r["metadata"]["name"]: r["metadata"]["uid"] for r in cluster.get("replicasets", "-n", NAMESPACE)["items"]}
+    """fed-dp-01's pods that are not being deleted, by uid."""
+    return uids(cluster, "pods", NAMESPACE, "app=fed-dp-01", deleting=False)
 
 
 def policy(host: Cluster) -> dict:
@@ -193,7 +174,7 @@ def test_check_mode_shows_templates_without_secret_data(federation):
 
 def test_federalize_adopts_without_restarting(federation):
     host, source, target = federation["host"], federation[SOURCE], federation[TARGET]
-    pods_before, rs_before = pods(source), replicasets(source)
+    pods_before, rs_before = pods(source), uids(source, "replicasets", NAMESPACE)
     spec_before = source.get("deployment", "fed-dp-01", "-n", NAMESPACE)["spec"]
     assert len(pods_before) == 3
 
@@ -224,7 +205,7 @@ def test_federalize_adopts_without_restarting(federation):
 
     # Nothing restarted: the same pods, ReplicaSets and spec; cluster-b got the namespace only.
     assert pods(source) == pods_before
-    assert replicasets(source) == rs_before
+    assert uids(source, "replicasets", NAMESPACE) == rs_before
     assert source.get("deployment", "fed-dp-01", "-n", NAMESPACE)["spec"] == spec_before
     assert target.kubectl("get", "namespace", NAMESPACE, "-o", "name").stdout.strip() == f"namespace/{NAMESPACE}"
     assert not target.has("deployment", "fed-dp-01", "-n", NAMESPACE)

@@ -20,7 +20,8 @@ import yaml
 
 from tests.integration.conftest import wait_for
 from tests.integration.kruise_support import (INVENTORY, helm_releases, kruise_crds, names,
-                                              recreated_webhook_configuration, remove_kruise, run_playbook)
+                                              recreated_webhook_configuration, remove_kruise)
+from tests.integration.playbook_runner import play
 from tests.stack.layout import layout
 
 L = layout()
@@ -48,7 +49,7 @@ def chart_vars(stack, tmp_path_factory):
 
 
 def kruise(stack, chart_vars, *args, **extra):
-    return run_playbook(stack.env, KRUISE_PLAYBOOK, *args, extra_vars={**chart_vars, **extra})
+    return play(KRUISE_PLAYBOOK, INVENTORY, *args, env=stack.env, extra_vars={**chart_vars, **extra})
 
 
 def webhook_configurations(cluster) -> list[str]:
@@ -129,7 +130,7 @@ def test_control_plane_first_through_the_ucs_like_endpoint(stack, chart_vars, wi
 
     run = kruise(stack, chart_vars, "--tags", "kruise_control_plane")
     assert run.returncode == 0, run.describe()
-    assert run.changed()["karmada"] > 0
+    assert run.changed_by_host["karmada"] > 0
     prepared = run.result("Prepare the chart, without kubeVersion when Helm would refuse it on this server", "karmada")
     assert prepared["kube_version_removed"] is True
     assert "empty gitVersion" in prepared["reason"]
@@ -152,7 +153,7 @@ def test_unpatched_chart_fails_on_the_ucs_like_endpoint(stack, chart_vars, tmp_p
 def test_members_after_the_control_plane(stack, chart_vars):
     run = kruise(stack, chart_vars, "--tags", "kruise_members")
     assert run.returncode == 0, run.describe()
-    assert all(run.changed()[name] > 0 for name in MEMBERS), run.changed()
+    assert all(run.changed_by_host[name] > 0 for name in MEMBERS), run.changed_by_host
     assert_members_ready(stack)
     for name in MEMBERS:
         daemonset = stack.member(name).get("daemonset", "kruise-daemon", "-n", "kruise-system")
@@ -166,7 +167,7 @@ def test_members_after_the_control_plane(stack, chart_vars):
 
 
 def converged_runs(stack, chart_vars, *args):
-    return [kruise(stack, chart_vars, *args), run_playbook(stack.env, WEBHOOKS_PLAYBOOK, *args)]
+    return [kruise(stack, chart_vars, *args), play(WEBHOOKS_PLAYBOOK, INVENTORY, *args, env=stack.env)]
 
 
 def test_second_run_changes_nothing(stack, chart_vars):
@@ -184,14 +185,14 @@ def test_check_mode_on_the_converged_stack_changes_nothing(stack, chart_vars):
 def test_recreated_webhook_configuration_is_reported_then_removed(stack):
     karmada = stack.karmada()
     karmada.apply(recreated_webhook_configuration())
-    check = run_playbook(stack.env, WEBHOOKS_PLAYBOOK, "--check")
+    check = play(WEBHOOKS_PLAYBOOK, INVENTORY, "--check", env=stack.env)
     assert check.returncode == 0, check.describe()
     assert check.changed_tasks() == [(
         "karmada", "Delete Kruise's webhook configurations (nothing serves them on the control plane)",
         ["ValidatingWebhookConfiguration kruise-validating-webhook-configuration"])], check.describe()
     assert webhook_configurations(karmada) == ["kruise-validating-webhook-configuration"]
 
-    fix = run_playbook(stack.env, WEBHOOKS_PLAYBOOK)
+    fix = play(WEBHOOKS_PLAYBOOK, INVENTORY, env=stack.env)
     assert fix.returncode == 0, fix.describe()
     assert [t[2] for t in fix.changed_tasks()] == [["ValidatingWebhookConfiguration kruise-validating-webhook-configuration"]]
     assert webhook_configurations(karmada) == []
@@ -207,7 +208,7 @@ def test_webhook_role_aimed_at_a_member_fails_and_deletes_nothing(stack, tmp_pat
     before = webhook_configurations(stack.member("idc1"))
     assert before == sorted(WEBHOOK_KINDS.values())
 
-    run = run_playbook(stack.env, WEBHOOKS_PLAYBOOK, inventory=wrong)
+    run = play(WEBHOOKS_PLAYBOOK, wrong, env=stack.env)
     assert run.returncode != 0
     assert "is not a Karmada control plane" in run.messages(), run.describe()
     assert "does not serve karmada's member API (cluster.karmada.io/v1alpha1 Cluster)" in run.messages(), run.describe()

@@ -34,9 +34,8 @@ import pytest
 import yaml
 
 from tests.integration.conftest import REPO_ROOT, wait_for
-from tests.integration.federalize_support import playbook
 from tests.integration.kruise_support import helm_releases, remove_the_runbook
-from tests.integration.playbook_runner import stack_inventory
+from tests.integration.playbook_runner import playbook, stack_inventory
 from tests.stack.layout import layout
 
 L = layout()

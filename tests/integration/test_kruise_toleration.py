@@ -16,7 +16,8 @@ import shutil
 import pytest
 
 from tests.integration.conftest import wait_for
-from tests.integration.kruise_support import run_playbook
+from tests.integration.kruise_support import INVENTORY
+from tests.integration.playbook_runner import play
 from tests.stack.layout import layout
 
 L = layout()
@@ -44,8 +45,8 @@ def old_chart(tmp_path_factory) -> str:
 
 
 def members(stack, chart, *args, **extra):
-    return run_playbook(stack.env, "playbooks/kruise.yml", "--tags", "kruise_members", *args,
-                        extra_vars={"federation_kruise_chart_ref": chart, **extra})
+    return play("playbooks/kruise.yml", INVENTORY, "--tags", "kruise_members", *args, env=stack.env,
+                extra_vars={"federation_kruise_chart_ref": chart, **extra})
 
 
 def daemon_spec(member) -> dict:

@@ -19,15 +19,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.integration.playbook_runner import PlaybookRun
-from tests.integration.playbook_runner import run_playbook as run_collection_playbook
+from tests.integration.playbook_runner import PlaybookRun, play
 
 NOT_READY_CLUSTER = "kubeconfig-test-notready"
-
-
-def run_playbook(env: dict, inventory: dict, *args: str) -> PlaybookRun:
-    return run_collection_playbook("playbooks/kubeconfig.yml", inventory, env=env, args=args, expect_failure=None,
-                                   timeout=600)
+PLAYBOOK = "playbooks/kubeconfig.yml"
 
 
 def changed(result: PlaybookRun) -> int:
@@ -95,7 +90,7 @@ def dest(tmp_path) -> Path:
 
 def test_install_is_idempotent_private_and_prints_no_secret(stack, dest):
     inventory = install_inventory(stack, dest)
-    first = run_playbook(stack.env, inventory, "-vvv")
+    first = play(PLAYBOOK, inventory, "-vvv", env=stack.env, timeout=600)
     assert first.returncode == 0, describe(first)
     assert changed(first) >= 4, describe(first)  # three installed files and the merged one
 
@@ -118,9 +113,9 @@ def test_install_is_idempotent_private_and_prints_no_secret(stack, dest):
     for member in hosts(inventory, "members"):
         assert re.search(rf"federation members: .*\b{re.escape(member)}\b", first.stdout), describe(first)
 
-    second = run_playbook(stack.env, inventory, "-vvv")
+    second = play(PLAYBOOK, inventory, "-vvv", env=stack.env, timeout=600)
     assert second.returncode == 0 and changed(second) == 0, describe(second)
-    check = run_playbook(stack.env, inventory, "--check", "--diff", "-vvv")
+    check = play(PLAYBOOK, inventory, "--check", "--diff", "-vvv", env=stack.env, timeout=600)
     assert check.returncode == 0 and changed(check) == 0, describe(check)
 
     secrets: set[str] = set()
@@ -136,7 +131,7 @@ def test_install_is_idempotent_private_and_prints_no_secret(stack, dest):
 
 def test_check_mode_reports_changes_and_writes_nothing(stack, dest):
     inventory = install_inventory(stack, dest)
-    result = run_playbook(stack.env, inventory, "--check", "--diff")
+    result = play(PLAYBOOK, inventory, "--check", "--diff", env=stack.env, timeout=600)
     assert result.returncode == 0, describe(result)
     assert changed(result) >= 4, describe(result)
     assert not dest.exists()
@@ -157,7 +152,7 @@ def merged_server(merged: Path, name: str) -> str:
 
 def test_a_changed_context_is_switched_with_a_private_backup(stack, dest):
     inventory = install_inventory(stack, dest)
-    assert run_playbook(stack.env, inventory).returncode == 0
+    assert play(PLAYBOOK, inventory, env=stack.env, timeout=600).returncode == 0
     member, hostvars = next(iter(hosts(inventory, "members").items()))
     source = yaml.safe_load(Path(hostvars["cluster_kubeconfig_source"]).read_text())
     servers = {c["name"]: c["cluster"]["server"] for c in source["clusters"]}
@@ -168,7 +163,7 @@ def test_a_changed_context_is_switched_with_a_private_backup(stack, dest):
 
     hostvars["cluster_context"] = "external"
     hostvars["cluster_access"] = "external"
-    result = run_playbook(stack.env, inventory, "--limit", member)
+    result = play(PLAYBOOK, inventory, "--limit", member, env=stack.env, timeout=600)
     # The stack serves each member's external endpoint through a TCP forwarder, as a cloud LB does.
     # Two files change: the member's own kubeconfig (current-context) and the merged one, whose
     # context for the member now reaches its external endpoint (a merged file left on the internal
@@ -189,12 +184,12 @@ def test_a_changed_context_is_switched_with_a_private_backup(stack, dest):
     assert len(merged_backups) == 1 and mode(merged_backups[0]) == 0o600
     assert merged_server(merged_backups[0], member) == endpoint["internal"]
 
-    again = run_playbook(stack.env, inventory, "--limit", member)
+    again = play(PLAYBOOK, inventory, "--limit", member, env=stack.env, timeout=600)
     assert again.returncode == 0 and changed(again) == 0, describe(again)
 
 
 def refused(stack, dest: Path, inventory: dict, *expected: str) -> str:
-    result = run_playbook(stack.env, inventory)
+    result = play(PLAYBOOK, inventory, env=stack.env, timeout=600)
     assert result.returncode != 0, describe(result)
     for text in expected:
         assert text in result.stdout, describe(result)
@@ -278,7 +273,7 @@ def test_member_join_skips_the_membership_check(stack, dest):
     members = hosts(inventory, "members")
     members["idc9"] = dict(next(iter(members.values())), cluster_kubeconfig=str(dest / "idc9.kubeconfig"))
     inventory["all"]["vars"]["federation_member_join"] = True
-    result = run_playbook(stack.env, inventory, "--check")
+    result = play(PLAYBOOK, inventory, "--check", env=stack.env, timeout=600)
     assert result.returncode == 0, describe(result)
 
 
@@ -300,7 +295,7 @@ def test_the_files_the_step_writes_are_private_whatever_the_umask_and_the_downlo
     assert not dest.parent.exists()
     previous = os.umask(0o022)
     try:
-        result = run_playbook(stack.env, inventory)
+        result = play(PLAYBOOK, inventory, env=stack.env, timeout=600)
     finally:
         os.umask(previous)
     assert result.returncode == 0, describe(result)
@@ -320,7 +315,7 @@ def test_environment_credentials_that_would_redirect_requests_are_refused_before
     before it installs anything."""
     inventory = install_inventory(stack, dest)
     env = dict(stack.env, K8S_AUTH_HOST=f"https://127.0.0.1:{closed_port()}", K8S_AUTH_API_KEY="not-a-token")
-    result = run_playbook(env, inventory)
+    result = play(PLAYBOOK, inventory, env=env, timeout=600)
     assert result.returncode != 0, describe(result)
     assert "the environment sets K8S_AUTH_HOST, K8S_AUTH_API_KEY" in result.stdout, describe(result)
     assert "Unset them" in result.stdout, describe(result)

@@ -18,7 +18,8 @@ import json
 import subprocess
 
 from conftest import wait_for
-from federalize_support import playbook, serves_united_deployment
+from tests.integration.federalize_support import serves_united_deployment
+from tests.integration.playbook_runner import playbook
 from tests.integration.secret_scan import assert_no_secret_printed, stack_secrets
 
 NS = "karmada-cluster"

@@ -17,10 +17,10 @@ import json
 
 import pytest
 
+from tests.integration.cluster_objects import ready_condition
 from tests.integration.conftest import wait_for
-from tests.integration.federalize_support import kubeadmiral_playbook
+from tests.integration.playbook_runner import kubeadmiral_playbook
 from tests.integration.secret_scan import assert_no_secret_printed, stack_secrets
-from tests.integration.test_stack import ready_condition
 # The fixture (host and members) of the stack test: imported so pytest uses it here.
 from tests.integration.test_stack_kubeadmiral import kubeadmiral  # noqa: F401 pylint: disable=unused-import
 

@@ -37,7 +37,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration import federalize_support
+from tests.integration import cluster_objects, federalize_support, playbook_runner
 from tests.integration.conftest import Cluster
 from tests.integration.playbook_runner import PlaybookRun
 from tests.integration.secret_scan import assert_no_secret_printed, stack_secrets
@@ -134,7 +134,7 @@ class Federation:
     needles: dict = field(default_factory=dict)
 
     def playbook(self, name: str, extra_vars: dict, check: bool = False, verbosity: int = 0) -> PlaybookRun:
-        return federalize_support.playbook(self.env, name, extra_vars, check=check, inventory=self.inventory,
+        return playbook_runner.playbook(self.env, name, extra_vars, check=check, inventory=self.inventory,
                                            verbosity=verbosity, timeout=900)
 
     def first_run(self, name: str, extra_vars: dict) -> PlaybookRun:
@@ -230,7 +230,7 @@ def clean(federation: Federation) -> None:
     clusters = (federation.control_plane, federation.first, federation.second)
     for namespace in (NAMESPACE, *federation.foreign_namespaces):
         for cluster in clusters:
-            federalize_support.remove_namespace(namespace, cluster)
+            cluster_objects.remove_namespace(namespace, cluster)
     for cluster in clusters:
         holders = node_port_holders(cluster)
         assert not holders, (f"nodePort {NODE_PORT} is held in {cluster.name} by {holders}: this test needs it; "

@@ -22,6 +22,7 @@ import pytest
 import requests
 import yaml
 
+from tests.integration.cluster_objects import deployment, ready_condition, running_ready_pods
 from tests.integration.conftest import stack_cli, wait_for
 from tests.stack.layout import layout
 
@@ -40,16 +41,6 @@ WEBHOOK_CONFIGURATIONS = ("mutatingwebhookconfiguration/kruise-mutating-webhook-
 CHART_WAIT_SECONDS = 1800
 # KWOK never pulls images; the name only has to be valid.
 IMAGE = "registry.invalid/stack-test/pause:3.10"
-
-
-def ready_condition(obj: dict, kind: str = "Ready") -> bool:
-    return any(c["type"] == kind and c["status"] == "True" for c in obj.get("status", {}).get("conditions", []))
-
-
-def running_ready_pods(cluster, namespace: str, selector: str) -> list[dict]:
-    pods = cluster.get("pods", "-n", namespace, "-l", selector)["items"]
-    return [p for p in pods if p["status"].get("phase") == "Running" and ready_condition(p)
-            and not p["metadata"].get("deletionTimestamp")]
 
 
 def kwok_nodes(cluster) -> dict[str, dict]:
@@ -140,14 +131,10 @@ def test_inventory_is_generated(stack):
 def test_weighted_division_of_a_deployment(stack):
     karmada = stack.karmada()
     namespace = "stack-test-division"
-    labels = {"app": "division"}
     karmada.apply([
         {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}},
-        {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "division", "namespace": namespace},
-         "spec": {"replicas": 6, "selector": {"matchLabels": labels},
-                  "template": {"metadata": {"labels": labels},
-                               "spec": {"containers": [{"name": "app", "image": IMAGE,
-                                                        "resources": {"requests": {"cpu": "10m", "memory": "16Mi"}}}]}}}},
+        deployment("division", namespace, 6, [{"name": "app", "image": IMAGE,
+                                               "resources": {"requests": {"cpu": "10m", "memory": "16Mi"}}}]),
         {"apiVersion": "policy.karmada.io/v1alpha1", "kind": "PropagationPolicy",
          "metadata": {"name": "division", "namespace": namespace},
          "spec": {"resourceSelectors": [{"apiVersion": "apps/v1", "kind": "Deployment", "name": "division"}],

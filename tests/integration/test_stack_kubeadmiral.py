@@ -16,9 +16,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from tests.integration.cluster_objects import deployment, ready_condition, remove_namespace, running_ready_pods
 from tests.integration.conftest import Cluster, wait_for
-from tests.integration.federalize_support import remove_namespace
-from tests.integration.test_stack import ready_condition, running_ready_pods
 
 NAMESPACE = "stack-test-kubeadmiral-adopt"
 # KWOK never pulls images; the name only has to be valid.
@@ -61,13 +60,9 @@ def test_a_running_deployment_is_adopted_without_a_restart(kubeadmiral):
     member = members[ADOPTING]
     # The host first: deleting its namespace deletes what KubeAdmiral put into the members.
     remove_namespace(NAMESPACE, host, *members.values(), wait=True, timeout="120s")  # what an interrupted run left
-    labels = {"app": "adopted"}
     member.apply([
         {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NAMESPACE}},
-        {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "adopted", "namespace": NAMESPACE},
-         "spec": {"replicas": 2, "selector": {"matchLabels": labels},
-                  "template": {"metadata": {"labels": labels},
-                               "spec": {"containers": [{"name": "app", "image": IMAGE}]}}}},
+        deployment("adopted", NAMESPACE, 2, [{"name": "app", "image": IMAGE}]),
     ])
     try:
         before = wait_for(lambda: running_pods(member) if len(running_pods(member)) == 2 else None,

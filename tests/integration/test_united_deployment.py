@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 
 from tests.integration.conftest import wait_for
-from tests.integration.federalize_support import joined_as_registered, playbook, serves_united_deployment
+from tests.integration.federalize_support import joined_as_registered, serves_united_deployment
 from tests.integration.kruise_support import APPLICATION as UD, remove_the_application
+from tests.integration.playbook_runner import playbook
 from tests.integration.secret_scan import assert_no_secret_printed, stack_secrets
 
 # engines.karmada.division imports as ansible_collections.multicloud.federation.* from the .build tree

@@ -5,15 +5,15 @@ tests/unit/plugins/modules/test_cce_addon.py (Huawei is not reachable from here)
 
 from __future__ import annotations
 
-from tests.integration.kruise_support import INVENTORY, run_playbook
-from tests.integration.playbook_runner import run_playbook as run_collection_playbook
+from tests.integration.kruise_support import INVENTORY
+from tests.integration.playbook_runner import play
 
 PLAYBOOK = "playbooks/virtual_kubelet.yml"
 MEMBERS = ("idc1", "test-ucs")
 
 
 def test_existing_nodes_are_checked_and_reported(stack):
-    run = run_playbook(stack.env, PLAYBOOK)
+    run = play(PLAYBOOK, INVENTORY, env=stack.env)
     assert run.returncode == 0, run.describe()
     assert run.changed_tasks() == []
     for name in MEMBERS:
@@ -22,12 +22,12 @@ def test_existing_nodes_are_checked_and_reported(stack):
 
 
 def test_missing_taint_or_too_few_nodes_fail_clearly(stack):
-    run = run_playbook(stack.env, PLAYBOOK, "--limit", "idc1",
-                       extra_vars={"virtual_kubelet_min_nodes": 2, "virtual_kubelet_wait_timeout": 5})
+    run = play(PLAYBOOK, INVENTORY, "--limit", "idc1", env=stack.env,
+               extra_vars={"virtual_kubelet_min_nodes": 2, "virtual_kubelet_wait_timeout": 5})
     assert run.returncode != 0
     assert "expected at least 2 node(s) labelled type=virtual-kubelet" in run.messages(), run.describe()
-    run = run_playbook(stack.env, PLAYBOOK, "--limit", "idc1",
-                       extra_vars={"virtual_kubelet_taint_key": "example.com/other", "virtual_kubelet_wait_timeout": 5})
+    run = play(PLAYBOOK, INVENTORY, "--limit", "idc1", env=stack.env,
+               extra_vars={"virtual_kubelet_taint_key": "example.com/other", "virtual_kubelet_wait_timeout": 5})
     assert run.returncode != 0
     assert "['idc1-virtual-kubelet'] lack the taint" in run.messages(), run.describe()
 
@@ -41,7 +41,7 @@ def test_members_without_virtual_kubelet_are_skipped(stack):
     overlay = {"members": {"hosts": {"idc1": {"cluster_virtual_kubelet": False,
                                               "virtual_kubelet_taint_key": "example.com/other",
                                               "virtual_kubelet_wait_timeout": 5}}}}
-    run = run_collection_playbook(PLAYBOOK, [INVENTORY, overlay], env=stack.env, expect_failure=None)
+    run = play(PLAYBOOK, [INVENTORY, overlay], env=stack.env)
     assert run.returncode == 0, run.describe()
     assert run.changed_tasks() == [], run.describe()
     # idc1: only the run lock's tasks (every writing playbook takes the federation's lock, and reads which
