@@ -6,7 +6,8 @@ federalize_placement unit tests: member idc1 runs the application (Deployments f
 ConfigMaps and Secret, Service fed-service-01 on nodePort 31922, pods, ReplicaSets), test-ucs is
 empty, and ``KarmadaControlPlane`` plays Karmada's controllers: every policy write is reconciled
 at once into ResourceBindings, Works and the members' copies, so a run's waits are met on the
-first read and a test can assert the order of what happened."""
+first read and a test can assert the order of what happened. ``World`` is also the base of
+kubeadmiral_world's, and the functions at the end run federalize and federalize_placement on either."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -14,9 +15,12 @@ __metaclass__ = type
 
 import copy
 
+import pytest
+
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada import engine as ke
-from ansible_collections.multicloud.federation.plugins.module_utils.federalize.adoption import MemberClusters
-from ansible_collections.multicloud.federation.plugins.module_utils.federalize.objects import dependency_refs
+from ansible_collections.multicloud.federation.plugins.module_utils.federalize.adoption import Federalizer, MemberClusters
+from ansible_collections.multicloud.federation.plugins.module_utils.federalize.objects import REDACTED, FederalizeError, dependency_refs
+from ansible_collections.multicloud.federation.plugins.module_utils.federalize.placement import PlacementChange
 from ansible_collections.multicloud.federation.tests.unit.fakes.cluster import FakeCluster
 
 NAMESPACE = "fed-demo"
@@ -175,8 +179,26 @@ class KarmadaControlPlane(FakeCluster):
             member._put(pod)
 
 
+# The creates of a federalization of application(), in their order: the namespace, the dependencies,
+# the workloads, the policy (on either engine).
+FEDERALIZE_CREATES = [
+    ("create", "Namespace", NAMESPACE),
+    ("create", "ConfigMap", "fed-cm-01"),
+    ("create", "Secret", "fed-secret-01"),
+    ("create", "ConfigMap", "fed-cm-02"),
+    ("create", "Deployment", "fed-dp-01"),
+    ("create", "Deployment", "fed-dp-02"),
+    ("create", "Service", "fed-service-01"),
+    ("create", "PropagationPolicy", "fed-app"),
+]
+
+
 class World(object):
     """The control plane, the members and how a module's ``members`` option reaches them."""
+
+    MEMBERS = ("idc1", "test-ucs")
+    TARGET = "test-ucs"
+    options = staticmethod(federalize_options)
 
     def __init__(self, **control_plane_options):
         self.idc1 = FakeCluster(name="cluster idc1", served=MEMBER_APIS, objects=application())
@@ -185,11 +207,96 @@ class World(object):
         self.control_plane = KarmadaControlPlane(self.members, **control_plane_options)
         self.engine = ke.KarmadaEngine(self.control_plane)
 
-    def member_access(self, names=("idc1", "test-ucs")):
-        entries = [{"name": n, "kubeconfig": "/kubeconfigs/%s.yaml" % n, "context": "internal"} for n in names]
+    def member_access(self, names=None):
+        entries = [{"name": n, "kubeconfig": "/kubeconfigs/%s.yaml" % n, "context": "internal"}
+                   for n in names or self.MEMBERS]
         return MemberClusters(entries, connect=lambda entry: self.members[entry["name"]])
 
     def writes(self, cluster=None):
         """The non-dry-run writes to ``cluster`` (the control plane by default): (verb, kind, name)."""
         cluster = cluster or self.control_plane
         return [(verb, kind, name) for verb, kind, _ns, name, dry_run in cluster.writes if not dry_run]
+
+
+class RecordingPolicyChanges(object):
+    """For an engine class of a test (``class E(RecordingPolicyChanges, KarmadaEngine)``): ``log`` receives
+    each policy change, and what the test's own overrides add (the waits it is asked about)."""
+
+    def __init__(self, control_plane):
+        super(RecordingPolicyChanges, self).__init__(control_plane)
+        self.log = []
+
+    def change_policy(self, name, namespace, patch, dry_run=False):
+        self.log.append(("change", patch))
+        return super(RecordingPolicyChanges, self).change_policy(name, namespace, patch, dry_run)
+
+
+# --- federalize and federalize_placement on a world ---------------------------------------------
+
+def federalize(world, check_mode=False, diff=False, **overrides):
+    """federalize's run on ``world`` with its options for the application (``overrides`` over them)."""
+    return Federalizer(world.control_plane, world.engine, world.member_access(), world.options(**overrides),
+                       check_mode=check_mode, diff=diff).run()
+
+
+def refused(world, message, error=FederalizeError, **overrides):
+    """federalize refuses with ``message``, before any change (of its own: what was written before it stays
+    the only writes); the message."""
+    writes = list(world.writes())
+    with pytest.raises(error) as raised:
+        federalize(world, **overrides)
+    assert message in str(raised.value)
+    assert world.writes() == writes, "a refusal must come before any change"
+    return str(raised.value)
+
+
+def federalize_in_check_mode(world):
+    """federalize in check mode with diff on ``world``: only dry runs, the Secret's data redacted in the
+    templates and the value nowhere in the result; the result."""
+    result = federalize(world, check_mode=True, diff=True)
+    assert result["changed"] is True and world.writes() == []
+    assert all(dry_run for *_write, dry_run in world.control_plane.writes)
+    secret = [t for t in result["templates"] if t["kind"] == "Secret"][0]
+    assert secret["data"] == {"password": REDACTED}
+    assert SECRET_VALUE not in str(result)
+    return result
+
+
+def adopted(world, engine_class):
+    """``world`` with the source's application adopted, as federalize leaves it, and its engine then an
+    ``engine_class`` (a recording one) on the control plane."""
+    Federalizer(world.control_plane, world.engine, world.member_access(), world.options(verify=False)).run()
+    world.engine = engine_class(world.control_plane)
+    return world
+
+
+def placement_options(world, **overrides):
+    """The federalize_placement module's options: the application to the world's target, kept as it is."""
+    values = dict(policy_name="fed-app", namespace=NAMESPACE, clusters=[world.TARGET], distribution="keep",
+                  weights=None, keep_removed_copies=False, wait_timeout=0)
+    values.update(overrides)
+    return values
+
+
+def change(world, check_mode=False, diff=False, members=None, **overrides):
+    """federalize_placement's run on ``world``: its result and the PlacementChange."""
+    placement = PlacementChange(world.engine, world.member_access(members), placement_options(world, **overrides),
+                                check_mode, diff)
+    return placement.run(), placement
+
+
+def second_change(world, **overrides):
+    """federalize_placement run twice with the same options: the second run's result and how many writes it made."""
+    change(world, **overrides)
+    writes = len(world.writes())
+    result, _placement = change(world, **overrides)
+    return result, len(world.writes()) - writes
+
+
+def change_refused(world, message, members=None, **overrides):
+    """federalize_placement refuses with ``message``, before any change and any wait."""
+    writes = list(world.writes())
+    with pytest.raises(FederalizeError) as error:
+        change(world, members=members, **overrides)
+    assert message in str(error.value)
+    assert world.writes() == writes and world.engine.log == []

@@ -24,12 +24,11 @@ import json
 
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.kubeadmiral import engine as kae
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.kubeadmiral import placement as kp
-from ansible_collections.multicloud.federation.plugins.module_utils.federalize.adoption import MemberClusters
 from ansible_collections.multicloud.federation.plugins.module_utils.federalize.objects import dependency_refs
+from ansible_collections.multicloud.federation.tests.unit.fakes import federalize_world
 from ansible_collections.multicloud.federation.tests.unit.fakes.cluster import FakeCluster
 from ansible_collections.multicloud.federation.tests.unit.fakes.federalize_world import (
     MEMBER_APIS,
-    NAMESPACE,
     application,
 )
 
@@ -53,11 +52,7 @@ APP_RESOURCES = [
 
 def federalize_options(**overrides):
     """The federalize module's options for the runbook's application on cluster-a (no waiting)."""
-    values = dict(source_cluster=SOURCE, namespace=NAMESPACE, resources=APP_RESOURCES, follow_dependencies=True,
-                  policy_name="fed-app", keep_node_ports=True, preserve_resources_on_deletion=True,
-                  create_namespace=True, verify=True, wait_timeout=0, settle_seconds=0)
-    values.update(overrides)
-    return values
+    return federalize_world.federalize_options(**dict(dict(source_cluster=SOURCE, resources=APP_RESOURCES), **overrides))
 
 
 def federated_cluster(name, joined=True, ready=True):
@@ -301,22 +296,17 @@ class KubeAdmiralControlPlane(FakeCluster):
         return fields
 
 
-class KubeAdmiralWorld(object):
+class KubeAdmiralWorld(federalize_world.World):
     """The host, the members and how a module's ``members`` option reaches them."""
 
-    def __init__(self, member_version="v1.32.9", **control_plane_options):
+    MEMBERS = (SOURCE, TARGET)
+    TARGET = MEMBERS[1]
+    options = staticmethod(federalize_options)
+
+    def __init__(self, member_version="v1.32.9", **control_plane_options):  # pylint: disable=super-init-not-called
         self.cluster_a = FakeCluster(name="cluster %s" % SOURCE, served=MEMBER_APIS, objects=application(),
                                      git_version=member_version)
         self.cluster_b = FakeCluster(name="cluster %s" % TARGET, served=MEMBER_APIS, git_version=member_version)
         self.members = {SOURCE: self.cluster_a, TARGET: self.cluster_b}
         self.control_plane = KubeAdmiralControlPlane(self.members, **control_plane_options)
         self.engine = kae.KubeAdmiralEngine(self.control_plane)
-
-    def member_access(self, names=(SOURCE, TARGET)):
-        entries = [{"name": n, "kubeconfig": "/kubeconfigs/%s.yaml" % n, "context": "internal"} for n in names]
-        return MemberClusters(entries, connect=lambda entry: self.members[entry["name"]])
-
-    def writes(self, cluster=None):
-        """The non-dry-run writes to ``cluster`` (the control plane by default): (verb, kind, name)."""
-        cluster = cluster or self.control_plane
-        return [(verb, kind, name) for verb, kind, _ns, name, dry_run in cluster.writes if not dry_run]

@@ -27,6 +27,9 @@ TEMPLATE_API = "apps.kruise.io/v1alpha1"
 BINDING = (BINDING_API_VERSION, "ResourceBinding", binding_name("UnitedDeployment", "demo"), "default")
 BALANCED = {"idc1": 2, "test-ucs": 4}
 STALE = {"idc1": 6}
+# What the engine says of STALE beside the policy's weights (1:2 of 6: BALANCED).
+STALE_PROBLEMS = ["Karmada scheduled differently from the policy: cluster idc1 should get 2 replicas, got 6",
+                  "Karmada scheduled differently from the policy: cluster test-ucs should get 4 replicas, got 0"]
 EPOCH = datetime.datetime(2025, 3, 1, 12, 0, 0)
 
 

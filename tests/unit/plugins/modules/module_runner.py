@@ -7,21 +7,39 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import contextlib
 import json
+import os
 
 import pytest
 
 from ansible.module_utils.testing import patch_module_args
 
 
-def run_module(module, capsys, args):
-    """``module.main()`` with ``args``: its JSON result, with the exit code as ``rc``."""
+def run_module(module, capsys, args, check_mode=False, diff=False):
+    """``module.main()`` with ``args`` (in check mode, with diff, when asked): its JSON result, with the exit
+    code as ``rc``."""
+    if check_mode:
+        args["_ansible_check_mode"] = True
+    if diff:
+        args["_ansible_diff"] = True
     with patch_module_args(args):
         with pytest.raises(SystemExit) as exit_info:
             module.main()
     result = json.loads(capsys.readouterr().out)
     result["rc"] = exit_info.value.code
     return result
+
+
+@contextlib.contextmanager
+def umask(mask):
+    """The process's umask set to ``mask`` inside the block, and restored after it (a file a module writes
+    must be 0600 from its creation, not narrowed afterwards, whatever the umask)."""
+    previous = os.umask(mask)
+    try:
+        yield
+    finally:
+        os.umask(previous)
 
 
 def connect_to(monkeypatch, module, cluster):

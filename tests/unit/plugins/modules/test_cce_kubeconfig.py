@@ -36,7 +36,7 @@ from ansible_collections.multicloud.federation.plugins.modules import cce_kubeco
 from ansible_collections.multicloud.federation.tests.unit.fakes.huaweicloud_contract import (  # noqa: F401 pylint: disable=unused-import
     PROJECT, SK, cloud, module_args, sdk_state,
 )
-from ansible_collections.multicloud.federation.tests.unit.plugins.modules.module_runner import run_module
+from ansible_collections.multicloud.federation.tests.unit.plugins.modules.module_runner import run_module, umask
 
 
 CLUSTER = "4a2b1d8e-7c41-11ee-a6b4-0255ac100b05"
@@ -94,11 +94,8 @@ def run(capsys, endpoint, dest, check_mode=False, **extra):
 def test_issues_and_writes_the_kubeconfig_0600(cloud, capsys, tmp_path):
     key = serve(cloud)
     dest = tmp_path / "test-ucs.kubeconfig"
-    old_umask = os.umask(0)
-    try:
+    with umask(0):
         result = run(capsys, cloud, dest)
-    finally:
-        os.umask(old_umask)
     assert result["rc"] == 0, result
     assert (result["changed"], result["renewed"], result["reason"]) == (True, True, "no kubeconfig at the destination")
     assert result["contexts"] == ["internal", "external", "externalTLSVerify"]

@@ -8,27 +8,19 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import io
-import json
 import os
 import tarfile
 
 import pytest
 
-from ansible.module_utils.testing import patch_module_args
 from ansible_collections.multicloud.federation.plugins.modules import helm_chart_prepare
+from ansible_collections.multicloud.federation.tests.unit.plugins.modules.module_runner import run_module
 
 CHART_YAML = b'apiVersion: v2\nname: kruise\nversion: 1.9.0\nkubeVersion: ">= 1.16.0-0"\n'
 
 
 def run(capsys, check_mode=False, **args):
-    if check_mode:
-        args["_ansible_check_mode"] = True
-    with patch_module_args(args):
-        with pytest.raises(SystemExit) as exit_info:
-            helm_chart_prepare.main()
-    result = json.loads(capsys.readouterr().out)
-    result["rc"] = exit_info.value.code
-    return result
+    return run_module(helm_chart_prepare, capsys, args, check_mode)
 
 
 @pytest.fixture

@@ -26,8 +26,8 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
-from ansible.module_utils.testing import patch_module_args
 from ansible_collections.multicloud.federation.plugins.modules import kubeconfig_file as module
+from ansible_collections.multicloud.federation.tests.unit.plugins.modules.module_runner import run_module, umask
 
 KEY_DATA = base64.b64encode(b"-----BEGIN EC PRIVATE KEY-----\nnot-a-real-key\n").decode()
 
@@ -70,16 +70,7 @@ def console_download(days=1825, server="https://192.168.0.10:5443"):
 
 def run(capsys, check_mode=False, diff=False, **args):
     args.setdefault("validate_api", False)
-    if check_mode:
-        args["_ansible_check_mode"] = True
-    if diff:
-        args["_ansible_diff"] = True
-    with patch_module_args(args):
-        with pytest.raises(SystemExit) as exit_info:
-            module.main()
-    result = json.loads(capsys.readouterr().out)
-    result["rc"] = exit_info.value.code
-    return result
+    return run_module(module, capsys, args, check_mode, diff)
 
 
 def mode(path):
@@ -153,12 +144,8 @@ def test_replacing_content_keeps_a_private_backup(capsys, tmp_path, download):
     dest.write_text("stale: true\n")
     os.chmod(str(dest), 0o644)
     # Both files must be 0600 when created, not be narrowed afterwards.
-    previous_umask = os.umask(0)
-    try:
-        with mock.patch.object(os, "chmod", side_effect=AssertionError("chmod after the file exists")):
-            result = run(capsys, src=str(src), dest=str(dest), context="internal")
-    finally:
-        os.umask(previous_umask)
+    with umask(0), mock.patch.object(os, "chmod", side_effect=AssertionError("chmod after the file exists")):
+        result = run(capsys, src=str(src), dest=str(dest), context="internal")
     assert result["changed"] is True
     backup = result["backup_file"]
     assert open(backup).read() == "stale: true\n" and mode(backup) == 0o600

@@ -34,7 +34,7 @@ from ansible_collections.multicloud.federation.tests.unit.fakes.huaweicloud_cont
     DOMAIN, PROJECT, SK, cloud, module_args, sdk_state,
 )
 from ansible_collections.multicloud.federation.tests.unit.fakes.huaweicloud import UcsPlay
-from ansible_collections.multicloud.federation.tests.unit.plugins.modules.module_runner import run_module
+from ansible_collections.multicloud.federation.tests.unit.plugins.modules.module_runner import run_module, umask
 from ansible_collections.multicloud.federation.tests.unit.plugins.modules.test_cce_kubeconfig import CA_DATA, client_cert
 
 
@@ -75,11 +75,8 @@ def run(capsys, cloud, dest, check_mode=False, **extra):
 def test_connects_downloads_and_writes_0600_with_the_federation_context(cloud, capsys, tmp_path):
     play, fleet_id, answers = federation(cloud)
     dest = tmp_path / "federation.kubeconfig"
-    old_umask = os.umask(0)
-    try:
+    with umask(0):
         result = run(capsys, cloud, dest)
-    finally:
-        os.umask(old_umask)
     assert result["rc"] == 0, result
     assert (result["changed"], result["renewed"], result["connection_id"]) == (True, True, "conn-" + fleet_id)
     download = ("POST", "/v1/clustergroups/%s/kubeconfig" % fleet_id)

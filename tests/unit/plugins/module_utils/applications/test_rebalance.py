@@ -14,19 +14,8 @@ import pytest
 from ansible_collections.multicloud.federation.plugins.module_utils.applications.rebalance import WorkloadRebalance
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.contract import EngineError
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.detect import federation_engine
-from ansible_collections.multicloud.federation.tests.unit.fakes.rebalancer import (
-    BALANCED,
-    BINDING,
-    STALE,
-    TEMPLATE_API,
-    rebalancer_writes,
-    set_split,
-    stale_world,
-)
-
-DIFFERENCES = ["Karmada scheduled differently from the policy: cluster idc1 should get 2 replicas, got 6",
-               "Karmada scheduled differently from the policy: cluster test-ucs should get 4 replicas, got 0"]
-
+from ansible_collections.multicloud.federation.tests.unit.fakes.rebalancer import BALANCED, BINDING, STALE, STALE_PROBLEMS
+from ansible_collections.multicloud.federation.tests.unit.fakes.rebalancer import TEMPLATE_API, rebalancer_writes, set_split, stale_world
 
 def rebalance(cluster, name="demo", timeout=60):
     engine = federation_engine(cluster, "auto", "v1.18.2")
@@ -50,7 +39,7 @@ def test_check_mode_reports_the_rebalance_with_both_splits_and_changes_nothing(m
     result = rebalance(cluster).run(True)
     assert result["changed"] is True and result["rebalanced"] is True
     assert (result["current"], result["predicted"], result["placement"]) == (STALE, BALANCED, BALANCED)
-    assert result["differences"] == DIFFERENCES
+    assert result["differences"] == STALE_PROBLEMS
     assert result["diff"] == {"before": {"placement": STALE}, "after": {"placement": BALANCED}}
     assert result["msg"] == ("UnitedDeployment default/demo would be rebalanced from {idc1: 6} to "
                              "{idc1: 2, test-ucs: 4}")
@@ -78,7 +67,7 @@ def test_a_reschedule_that_keeps_the_stale_split_is_an_error(monkeypatch):
     with pytest.raises(EngineError) as error:
         rebalance(cluster).run(False)
     assert str(error.value) == ("Karmada rescheduled UnitedDeployment default/demo, but its split still differs from "
-                                "its policy's: " + "; ".join(DIFFERENCES))
+                                "its policy's: " + "; ".join(STALE_PROBLEMS))
 
 
 def test_a_missing_template_is_reported_in_check_mode_and_an_error_otherwise(monkeypatch):

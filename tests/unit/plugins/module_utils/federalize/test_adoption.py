@@ -14,24 +14,18 @@ from ansible_collections.multicloud.federation.plugins.module_utils.federalize.a
     Federalizer,
     MemberClusters,
 )
-from ansible_collections.multicloud.federation.plugins.module_utils.federalize.objects import REDACTED, FederalizeError
+from ansible_collections.multicloud.federation.plugins.module_utils.federalize.objects import FederalizeError
 
-from ansible_collections.multicloud.federation.tests.unit.fakes.federalize_world import APP_RESOURCES, NAMESPACE, SECRET_VALUE, World
-from ansible_collections.multicloud.federation.tests.unit.fakes.federalize_world import federalize_options as params
-
-
-def federalize(world, check_mode=False, diff=False, **overrides):
-    federalizer = Federalizer(world.control_plane, world.engine, world.member_access(), params(**overrides),
-                              check_mode=check_mode, diff=diff)
-    return federalizer.run()
-
-
-def refused(world, message, **overrides):
-    with pytest.raises(FederalizeError) as error:
-        federalize(world, **overrides)
-    assert message in str(error.value)
-    assert world.writes() == [], "a refusal must come before any change"
-    return str(error.value)
+from ansible_collections.multicloud.federation.tests.unit.fakes.federalize_world import (
+    APP_RESOURCES,
+    FEDERALIZE_CREATES,
+    NAMESPACE,
+    World,
+    federalize,
+    federalize_in_check_mode,
+    federalize_options as params,
+    refused,
+)
 
 
 # --- the changes and their order ---------------------------------------------------------------
@@ -39,16 +33,7 @@ def refused(world, message, **overrides):
 def test_namespace_then_dependencies_then_workloads_then_policy():
     world = World()
     result = federalize(world)
-    assert world.writes() == [
-        ("create", "Namespace", NAMESPACE),
-        ("create", "ConfigMap", "fed-cm-01"),
-        ("create", "Secret", "fed-secret-01"),
-        ("create", "ConfigMap", "fed-cm-02"),
-        ("create", "Deployment", "fed-dp-01"),
-        ("create", "Deployment", "fed-dp-02"),
-        ("create", "Service", "fed-service-01"),
-        ("create", "PropagationPolicy", "fed-app"),
-    ]
+    assert world.writes() == FEDERALIZE_CREATES
     assert result["changed"] is True
     assert result["created"][0] == "Namespace fed-demo" and result["created"][-1] == "PropagationPolicy fed-demo/fed-app"
     assert result["dependencies"] == ["ConfigMap fed-demo/fed-cm-01", "Secret fed-demo/fed-secret-01",
@@ -102,13 +87,7 @@ def test_an_existing_policy_on_the_source_gets_the_missing_selectors():
 # --- check mode and diff --------------------------------------------------------------------
 
 def test_check_mode_only_dry_runs_and_shows_no_secret_data():
-    world = World()
-    result = federalize(world, check_mode=True, diff=True)
-    assert result["changed"] is True and world.writes() == []
-    assert all(dry_run for *_write, dry_run in world.control_plane.writes)
-    secret = [t for t in result["templates"] if t["kind"] == "Secret"][0]
-    assert secret["data"] == {"password": REDACTED}
-    assert SECRET_VALUE not in str(result)
+    result = federalize_in_check_mode(World())
     assert result["diff"]["before"] == {"templates": [], "policy": {}}
     assert result["diff"]["after"]["policy"]["kind"] == "PropagationPolicy"
     assert "snapshots" not in result
@@ -165,11 +144,8 @@ def test_a_policy_that_targets_other_clusters_is_refused():
     world.control_plane.patch("policy.karmada.io/v1alpha1", "PropagationPolicy", "fed-app",
                               {"spec": {"placement": {"clusterAffinity": {"clusterNames": ["idc1", "test-ucs"]}}}},
                               NAMESPACE)
-    writes = world.writes()
-    with pytest.raises(FederalizeError, match="targets \\['idc1', 'test-ucs'\\], not only the source cluster idc1; "
-                                              "adding Service fed-service-01 to it would move them"):
-        federalize(world)
-    assert world.writes() == writes
+    refused(world, "targets ['idc1', 'test-ucs'], not only the source cluster idc1; "
+                   "adding Service fed-service-01 to it would move them")
 
 
 # --- verification -------------------------------------------------------------------------------

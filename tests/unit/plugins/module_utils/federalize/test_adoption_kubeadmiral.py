@@ -15,28 +15,19 @@ import pytest
 
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.contract import EngineError
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.kubeadmiral import engine as kae
-from ansible_collections.multicloud.federation.plugins.module_utils.federalize.adoption import Federalizer
-from ansible_collections.multicloud.federation.plugins.module_utils.federalize.objects import REDACTED, FederalizeError
+from ansible_collections.multicloud.federation.plugins.module_utils.federalize.objects import FederalizeError
 
-from ansible_collections.multicloud.federation.tests.unit.fakes.federalize_world import NAMESPACE, SECRET_VALUE
+from ansible_collections.multicloud.federation.tests.unit.fakes.federalize_world import (
+    FEDERALIZE_CREATES,
+    NAMESPACE,
+    federalize,
+    federalize_in_check_mode,
+    refused,
+)
 from ansible_collections.multicloud.federation.tests.unit.fakes.kubeadmiral_world import APP_RESOURCES, SOURCE, TARGET, KubeAdmiralWorld
-from ansible_collections.multicloud.federation.tests.unit.fakes.kubeadmiral_world import federalize_options as params
 
 ADOPT_IN_SOURCE = {"kubeadmiral.io/conflict-resolution": "adopt",
                    "kubeadmiral.io/clusters-to-adopt": json.dumps({"clusters": [SOURCE]}, separators=(",", ":"))}
-
-
-def federalize(world, check_mode=False, diff=False, **overrides):
-    return Federalizer(world.control_plane, world.engine, world.member_access(), params(**overrides),
-                       check_mode=check_mode, diff=diff).run()
-
-
-def refused(world, message, error=FederalizeError, **overrides):
-    with pytest.raises(error) as raised:
-        federalize(world, **overrides)
-    assert message in str(raised.value)
-    assert world.writes() == [], "a refusal must come before any change"
-    return str(raised.value)
 
 
 def host(world, kind, name, api_version="v1"):
@@ -48,16 +39,7 @@ def host(world, kind, name, api_version="v1"):
 def test_namespace_then_followers_then_leaders_then_policy():
     world = KubeAdmiralWorld()
     result = federalize(world)
-    assert world.writes() == [
-        ("create", "Namespace", NAMESPACE),
-        ("create", "ConfigMap", "fed-cm-01"),
-        ("create", "Secret", "fed-secret-01"),
-        ("create", "ConfigMap", "fed-cm-02"),
-        ("create", "Deployment", "fed-dp-01"),
-        ("create", "Deployment", "fed-dp-02"),
-        ("create", "Service", "fed-service-01"),
-        ("create", "PropagationPolicy", "fed-app"),
-    ]
+    assert world.writes() == FEDERALIZE_CREATES
     assert result["changed"] is True
     assert result["created"][-1] == "PropagationPolicy fed-demo/fed-app"
     # Adopted in place, by KubeAdmiral: the module writes nothing to the members.
@@ -147,12 +129,7 @@ def test_a_resource_added_later_is_bound_by_its_label_without_touching_the_polic
 
 def test_check_mode_only_dry_runs_and_shows_no_secret_data():
     world = KubeAdmiralWorld()
-    result = federalize(world, check_mode=True, diff=True)
-    assert result["changed"] is True and world.writes() == []
-    assert all(dry_run for *_write, dry_run in world.control_plane.writes)
-    secret = [t for t in result["templates"] if t["kind"] == "Secret"][0]
-    assert secret["data"] == {"password": REDACTED}
-    assert SECRET_VALUE not in str(result)
+    result = federalize_in_check_mode(world)
     assert result["diff"]["after"]["policy"]["kind"] == "PropagationPolicy"
     assert "namespace_propagation" in result and world.cluster_b.get("v1", "Namespace", NAMESPACE) is None
 
@@ -203,11 +180,8 @@ def test_a_template_already_in_the_host_under_another_policy_is_refused():
     federalize(world, resources=APP_RESOURCES[:1])
     world.control_plane._put({"apiVersion": "v1", "kind": "Service", "metadata": {
         "name": "fed-service-01", "namespace": NAMESPACE, "labels": {"kubeadmiral.io/propagation-policy-name": "other"}}})
-    writes = world.writes()
-    with pytest.raises(EngineError, match="Service fed-service-01 already exist in the federation control plane "
-                                          "without the label kubeadmiral.io/propagation-policy-name=fed-app"):
-        federalize(world)
-    assert world.writes() == writes
+    refused(world, "Service fed-service-01 already exist in the federation control plane "
+                   "without the label kubeadmiral.io/propagation-policy-name=fed-app", EngineError)
 
 
 def test_a_policy_that_places_other_clusters_is_refused():
@@ -217,10 +191,7 @@ def test_a_policy_that_places_other_clusters_is_refused():
                               {"spec": {"placement": [{"cluster": SOURCE}, {"cluster": TARGET}]}}, NAMESPACE)
     world.control_plane._put({"apiVersion": "v1", "kind": "Service", "metadata": {
         "name": "fed-service-01", "namespace": NAMESPACE}})
-    writes = world.writes()
-    with pytest.raises(FederalizeError, match="targets \\['cluster-a', 'cluster-b'\\], not only the source cluster"):
-        federalize(world)
-    assert world.writes() == writes
+    refused(world, "targets ['cluster-a', 'cluster-b'], not only the source cluster")
 
 
 # --- verification -------------------------------------------------------------------------------

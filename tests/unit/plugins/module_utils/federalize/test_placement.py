@@ -13,21 +13,23 @@ import pytest
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada import engine as ke
 from ansible_collections.multicloud.federation.plugins.module_utils.federalize.adoption import Federalizer
 from ansible_collections.multicloud.federation.plugins.module_utils.federalize.objects import FederalizeError
-from ansible_collections.multicloud.federation.plugins.module_utils.federalize.placement import PlacementChange
 
-from ansible_collections.multicloud.federation.tests.unit.fakes.federalize_world import APP_RESOURCES, NAMESPACE, NODE_PORT, World, federalize_options
+from ansible_collections.multicloud.federation.tests.unit.fakes.federalize_world import (
+    APP_RESOURCES,
+    NAMESPACE,
+    NODE_PORT,
+    RecordingPolicyChanges,
+    World,
+    adopted,
+    change,
+    change_refused as refused,
+    federalize_options,
+    second_change,
+)
 
 
-class RecordingEngine(ke.KarmadaEngine):
+class RecordingEngine(RecordingPolicyChanges, ke.KarmadaEngine):
     """KarmadaEngine that logs each policy change and each wait it is asked about."""
-
-    def __init__(self, control_plane):
-        super(RecordingEngine, self).__init__(control_plane)
-        self.log = []
-
-    def change_policy(self, name, namespace, patch, dry_run=False):
-        self.log.append(("change", patch))
-        return super(RecordingEngine, self).change_policy(name, namespace, patch, dry_run)
 
     def placement_pending(self, wait, names, namespace=None):
         problems = super(RecordingEngine, self).placement_pending(wait, names, namespace)
@@ -37,23 +39,7 @@ class RecordingEngine(ke.KarmadaEngine):
 
 def federalized_world(**options):
     """idc1's application adopted, as federalize leaves it."""
-    world = World(**options)
-    Federalizer(world.control_plane, world.engine, world.member_access(), federalize_options(verify=False)).run()
-    world.engine = RecordingEngine(world.control_plane)
-    return world
-
-
-def params(**overrides):
-    values = dict(policy_name="fed-app", namespace=NAMESPACE, clusters=["test-ucs"], distribution="keep",
-                  weights=None, keep_removed_copies=False, wait_timeout=0)
-    values.update(overrides)
-    return values
-
-
-def change(world, check_mode=False, diff=False, members=("idc1", "test-ucs"), **overrides):
-    placement = PlacementChange(world.engine, world.member_access(members), params(**overrides), check_mode, diff)
-    result = placement.run()
-    return result, placement
+    return adopted(World(**options), RecordingEngine)
 
 
 def policy_writes(world):
@@ -87,12 +73,8 @@ def test_migrate_adds_the_target_waits_for_it_then_drops_the_source():
 
 
 def test_second_run_changes_nothing():
-    world = federalized_world()
-    change(world)
-    writes = len(world.writes())
-    result, _placement = change(world)
-    assert result["changed"] is False and result["steps"] == []
-    assert len(world.writes()) == writes
+    result, written = second_change(federalized_world())
+    assert result["changed"] is False and result["steps"] == [] and written == 0
 
 
 def test_keeping_copies_leaves_them_running_and_reports_them():
@@ -182,14 +164,6 @@ def test_check_mode_plans_the_steps_and_changes_nothing():
 
 
 # --- refusals, before any change ----------------------------------------------------------------
-
-def refused(world, message, members=("idc1", "test-ucs"), **overrides):
-    writes = list(world.writes())
-    with pytest.raises(FederalizeError) as error:
-        change(world, members=members, **overrides)
-    assert message in str(error.value)
-    assert world.writes() == writes and world.engine.log == []
-
 
 def test_weighted_without_weights_is_refused():
     refused(federalized_world(), "distribution=weighted needs weights", clusters=["idc1", "test-ucs"],

@@ -16,24 +16,14 @@ from ansible_collections.multicloud.federation.plugins.module_utils.access.clust
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.contract import EngineError
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.kubeadmiral import engine as kae
 from ansible_collections.multicloud.federation.plugins.module_utils.federalize import placement as pc
-from ansible_collections.multicloud.federation.plugins.module_utils.federalize.adoption import Federalizer
 from ansible_collections.multicloud.federation.plugins.module_utils.federalize.objects import FederalizeError
-from ansible_collections.multicloud.federation.plugins.module_utils.federalize.placement import PlacementChange
 
-from ansible_collections.multicloud.federation.tests.unit.fakes.federalize_world import NAMESPACE
-from ansible_collections.multicloud.federation.tests.unit.fakes.kubeadmiral_world import SOURCE, TARGET, KubeAdmiralWorld, federalize_options
+from ansible_collections.multicloud.federation.tests.unit.fakes.federalize_world import NAMESPACE, RecordingPolicyChanges, adopted, change, change_refused as refused, second_change
+from ansible_collections.multicloud.federation.tests.unit.fakes.kubeadmiral_world import SOURCE, TARGET, KubeAdmiralWorld
 
 
-class RecordingEngine(kae.KubeAdmiralEngine):
+class RecordingEngine(RecordingPolicyChanges, kae.KubeAdmiralEngine):
     """KubeAdmiralEngine that logs each policy change and each wait it is asked about."""
-
-    def __init__(self, control_plane):
-        super(RecordingEngine, self).__init__(control_plane)
-        self.log = []
-
-    def change_policy(self, name, namespace, patch, dry_run=False):
-        self.log.append(("change", patch))
-        return super(RecordingEngine, self).change_policy(name, namespace, patch, dry_run)
 
     def placement_pending(self, wait, names, namespace=None):
         problems = super(RecordingEngine, self).placement_pending(wait, names, namespace)
@@ -49,22 +39,7 @@ class RecordingEngine(kae.KubeAdmiralEngine):
 
 def federalized_world(**options):
     """cluster-a's application adopted, as federalize leaves it."""
-    world = KubeAdmiralWorld(**options)
-    Federalizer(world.control_plane, world.engine, world.member_access(), federalize_options(verify=False)).run()
-    world.engine = RecordingEngine(world.control_plane)
-    return world
-
-
-def params(**overrides):
-    values = dict(policy_name="fed-app", namespace=NAMESPACE, clusters=[TARGET], distribution="keep",
-                  weights=None, keep_removed_copies=False, wait_timeout=0)
-    values.update(overrides)
-    return values
-
-
-def change(world, check_mode=False, diff=False, members=(SOURCE, TARGET), **overrides):
-    placement = PlacementChange(world.engine, world.member_access(members), params(**overrides), check_mode, diff)
-    return placement.run(), placement
+    return adopted(KubeAdmiralWorld(**options), RecordingEngine)
 
 
 def replicas(member, name="fed-dp-01"):
@@ -101,12 +76,8 @@ def test_migrate_adds_the_target_waits_for_its_ready_copies_then_drops_the_sourc
 
 
 def test_second_run_changes_nothing():
-    world = federalized_world()
-    change(world)
-    writes = len(world.writes())
-    result, _placement = change(world)
-    assert result["changed"] is False and result["steps"] == []
-    assert len(world.writes()) == writes
+    result, written = second_change(federalized_world())
+    assert result["changed"] is False and result["steps"] == [] and written == 0
 
 
 def test_a_target_whose_copies_do_not_become_ready_stops_the_move_before_the_source_is_dropped():
@@ -220,14 +191,6 @@ def test_check_mode_plans_the_steps_and_changes_nothing():
 
 
 # --- refusals, before any change ----------------------------------------------------------------
-
-def refused(world, message, members=(SOURCE, TARGET), **overrides):
-    writes = list(world.writes())
-    with pytest.raises(FederalizeError) as error:
-        change(world, members=members, **overrides)
-    assert message in str(error.value)
-    assert world.writes() == writes and world.engine.log == []
-
 
 def test_unknown_cluster_is_refused():
     refused(federalized_world(), "KubeAdmiral does not list member cluster 'nowhere' (it lists: cluster-a, cluster-b)",

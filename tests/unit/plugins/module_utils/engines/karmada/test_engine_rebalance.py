@@ -16,15 +16,8 @@ from ansible_collections.multicloud.federation.plugins.module_utils.engines.karm
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.kubeadmiral.engine import KubeAdmiralEngine
 from ansible_collections.multicloud.federation.tests.unit.fakes.cluster import FakeCluster
 from ansible_collections.multicloud.federation.tests.unit.fakes.federation import control_plane
-from ansible_collections.multicloud.federation.tests.unit.fakes.rebalancer import (
-    BALANCED,
-    BINDING,
-    STALE,
-    TEMPLATE_API,
-    rebalancer_writes,
-    stale_world,
-    stamp,
-)
+from ansible_collections.multicloud.federation.tests.unit.fakes.rebalancer import BALANCED, BINDING, STALE, STALE_PROBLEMS
+from ansible_collections.multicloud.federation.tests.unit.fakes.rebalancer import TEMPLATE_API, rebalancer_writes, stale_world, stamp
 
 REFERENCE = {"apiVersion": TEMPLATE_API, "kind": "UnitedDeployment", "name": "demo", "namespace": "default"}
 NAME = "multicloud-rebalance-default.demo-uniteddeployment"
@@ -50,8 +43,7 @@ def test_a_split_left_on_one_member_has_drifted_in_verifys_words(monkeypatch):
     drift = engine_of(cluster).placement_drift(template(cluster))
     assert drift["drifted"] and drift["pending"] == []
     assert (drift["current"], drift["predicted"]) == (STALE, BALANCED)
-    assert drift["problems"] == ["Karmada scheduled differently from the policy: cluster idc1 should get 2 replicas, got 6",
-                                 "Karmada scheduled differently from the policy: cluster test-ucs should get 4 replicas, got 0"]
+    assert drift["problems"] == STALE_PROBLEMS
 
 
 def test_a_binding_the_scheduler_has_not_caught_up_with_is_pending():
