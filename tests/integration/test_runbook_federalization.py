@@ -135,7 +135,7 @@ class Federation:
 
     def playbook(self, name: str, extra_vars: dict, check: bool = False, verbosity: int = 0) -> PlaybookRun:
         return playbook_runner.playbook(self.env, name, extra_vars, check=check, inventory=self.inventory,
-                                           verbosity=verbosity, timeout=900)
+                                        verbosity=verbosity, timeout=900)
 
     def first_run(self, name: str, extra_vars: dict) -> PlaybookRun:
         """A playbook's first run, at -vvv: it prints what it creates, so it is also the secret scan."""

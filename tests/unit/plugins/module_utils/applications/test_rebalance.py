@@ -17,6 +17,7 @@ from ansible_collections.multicloud.federation.plugins.module_utils.engines.dete
 from ansible_collections.multicloud.federation.tests.unit.fakes.rebalancer import BALANCED, BINDING, STALE, STALE_PROBLEMS
 from ansible_collections.multicloud.federation.tests.unit.fakes.rebalancer import TEMPLATE_API, rebalancer_writes, set_split, stale_world
 
+
 def rebalance(cluster, name="demo", timeout=60):
     engine = federation_engine(cluster, "auto", "v1.18.2")
     return WorkloadRebalance(engine, TEMPLATE_API, "UnitedDeployment", name, "default", timeout, 1)

@@ -18,7 +18,14 @@ from ansible_collections.multicloud.federation.plugins.module_utils.engines.kube
 from ansible_collections.multicloud.federation.plugins.module_utils.federalize import placement as pc
 from ansible_collections.multicloud.federation.plugins.module_utils.federalize.objects import FederalizeError
 
-from ansible_collections.multicloud.federation.tests.unit.fakes.federalize_world import NAMESPACE, RecordingPolicyChanges, adopted, change, change_refused as refused, second_change
+from ansible_collections.multicloud.federation.tests.unit.fakes.federalize_world import (
+    NAMESPACE,
+    RecordingPolicyChanges,
+    adopted,
+    change,
+    change_refused as refused,
+    second_change,
+)
 from ansible_collections.multicloud.federation.tests.unit.fakes.kubeadmiral_world import SOURCE, TARGET, KubeAdmiralWorld
 
 
