@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright (c) multicloud.federation contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""federalize and federalize_placement as Ansible runs them, on FakeClusters: options in, one run,
+"""federalize (and, for errors, federalize_placement) as Ansible runs them, on FakeClusters: options in, one run,
 results out; API and access errors become a message, never a traceback."""
 
 from __future__ import absolute_import, division, print_function
@@ -128,21 +128,3 @@ def test_api_and_access_errors_are_messages_without_traceback(capsys, world, mon
 def test_federalize_rejects_the_old_access_options(capsys, world):
     result = run_federalize(capsys, source_kubeconfig="/kubeconfigs/idc1.yaml")
     assert result["rc"] == 1 and "source_kubeconfig" in result["msg"]
-
-
-def test_placement_migrates_and_warns_about_kept_copies(capsys, world):
-    assert run_federalize(capsys)["rc"] == 0
-    result = run_placement(capsys, clusters=["test-ucs"], keep_removed_copies=True)
-    assert result["rc"] == 0 and result["changed"] is True, result
-    assert result["added"] == ["test-ucs"] and result["removed"] == ["idc1"]
-    assert "Deployment fed-demo/fed-dp-01" in result["kept_copies"]["idc1"]
-    assert any("copies left running" in w for w in warnings(result))
-    assert run_placement(capsys, clusters=["test-ucs"])["changed"] is False
-
-
-def test_placement_refusals_are_messages(capsys, world):
-    assert run_federalize(capsys)["rc"] == 0
-    result = run_placement(capsys, clusters=["idc1", "test-ucs"], distribution="weighted")
-    assert result["rc"] == 1 and result["msg"] == "distribution=weighted needs weights"
-    result = run_placement(capsys, clusters=["test-ucs"], members=members("idc1"))
-    assert result["rc"] == 1 and "no members entry for cluster test-ucs" in result["msg"]

@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright (c) multicloud.federation contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""kubeadmiral_member and cluster_info's member version check as Ansible runs them."""
+"""kubeadmiral_member as Ansible runs it (cluster_info's member version check: test_cluster_info.py)."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -10,10 +10,8 @@ __metaclass__ = type
 import base64
 
 import yaml
-from ansible.module_utils.common import warnings as module_warnings
 
-from ansible_collections.multicloud.federation.plugins.modules import cluster_info, kubeadmiral_member
-from ansible_collections.multicloud.federation.tests.unit.fakes.cluster import FakeCluster
+from ansible_collections.multicloud.federation.plugins.modules import kubeadmiral_member
 from ansible_collections.multicloud.federation.tests.unit.plugins.modules.module_runner import run_module
 
 CA = base64.b64encode(b"ca").decode()
@@ -48,30 +46,3 @@ def test_a_missing_kubeconfig_fails_with_a_message(tmp_path, capsys):
     args = {"name": "cluster-a", "kubeconfig": str(tmp_path / "none"), "context": "internal"}
     result = run_module(kubeadmiral_member, capsys, args)
     assert result["rc"] == 1 and "the kubeconfig %s of cluster-a cannot be read" % (tmp_path / "none") in result["msg"]
-
-
-def run_cluster_info(monkeypatch, capsys, git_version, **args):
-    # A module process starts without warnings; these runs share one process.
-    module_warnings._global_warnings.clear()
-    member = FakeCluster(name=args.get("cluster_name") or "context internal", git_version=git_version)
-    monkeypatch.setattr(cluster_info.cluster_access, "connect_control_plane", lambda module, name, timeout: member)
-    return run_module(cluster_info, capsys, dict({"kubeconfig": "/k", "context": "internal"}, **args))
-
-
-def warnings(result):
-    return [w["event"]["msg"] if isinstance(w, dict) else w for w in result.get("warnings") or []]
-
-
-def test_cluster_info_warns_about_a_member_outside_kubeadmiral_s_versions(monkeypatch, capsys):
-    result = run_cluster_info(monkeypatch, capsys, "v1.32.9", member_of_engine="kubeadmiral", cluster_name="cluster-a")
-    assert result["rc"] == 0 and result["member_version_supported"] is False
-    assert any("member cluster cluster-a runs Kubernetes v1.32.9, outside the versions KubeAdmiral documents for its "
-               "members (1.16 to 1.24)" in w for w in warnings(result))
-
-
-def test_cluster_info_is_quiet_inside_the_range_and_without_a_range(monkeypatch, capsys):
-    result = run_cluster_info(monkeypatch, capsys, "v1.24.17", member_of_engine="kubeadmiral")
-    assert result["member_version_supported"] is True and not warnings(result)
-    result = run_cluster_info(monkeypatch, capsys, "v1.32.9", member_of_engine="karmada")
-    assert result["member_version_supported"] is None and not warnings(result)
-    assert "member_version_supported" not in run_cluster_info(monkeypatch, capsys, "v1.32.9")
