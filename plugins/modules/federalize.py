@@ -226,14 +226,12 @@ from ansible_collections.multicloud.federation.plugins.module_utils.access.clust
     connect_control_plane,
     connect_member,
 )
+from ansible_collections.multicloud.federation.plugins.module_utils.access.objects import SelectorError
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.contract import (
     ENGINE_ARG_SPEC,
     EngineError,
 )
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.detect import federation_engine
-from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.placement import (
-    PlacementError,
-)
 from ansible_collections.multicloud.federation.plugins.module_utils.federalize.adoption import (
     Federalizer,
     MemberClusters,
@@ -284,7 +282,7 @@ def main():
         for warning in (error.result or {}).get("warnings_list") or []:
             module.warn(warning)
         module.fail_json(msg=str(error), **(error.result or {}))
-    except (ApiError, AccessError, EngineError, PlacementError) as error:
+    except (ApiError, AccessError, EngineError, SelectorError) as error:
         module.fail_json(msg=str(error))
     for warning in result["warnings_list"]:
         module.warn(warning)

@@ -129,6 +129,7 @@ from ansible_collections.multicloud.federation.plugins.module_utils.access.clust
     ApiError,
     connect_control_plane,
 )
+from ansible_collections.multicloud.federation.plugins.module_utils.access.objects import SelectorError
 from ansible_collections.multicloud.federation.plugins.module_utils.applications.united_deployment import (
     validate_many_on_federation,
     validate_on_federation,
@@ -143,7 +144,6 @@ from ansible_collections.multicloud.federation.plugins.module_utils.engines.karm
     DEFAULT_KARMADA_VERSION,
     DivisionError,
 )
-from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.placement import PlacementError
 
 
 def argspec():
@@ -197,7 +197,7 @@ def main():
         outcome = validate_on_federation(engine, ud, karmada_version, params["allow_absolute_subset_replicas"])
     except (AccessError, ApiError, EngineError) as error:
         module.fail_json(msg=str(error))
-    except (PlacementError, DivisionError) as error:
+    except (SelectorError, DivisionError) as error:
         module.fail_json(msg="cannot compute the member clusters' replicas: %s" % error)
     else:
         if outcome["errors"]:

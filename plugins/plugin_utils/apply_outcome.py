@@ -17,12 +17,12 @@ writer's.
 
 from __future__ import annotations
 
-from ansible_collections.multicloud.federation.plugins.module_utils.engines.contract import without_server_fields
+from ansible_collections.multicloud.federation.plugins.module_utils.access.objects import without_server_fields
 
 
 def _rest(side):
     """What ``side`` of the diff holds besides status and the apiserver's own metadata (the project's one
-    list of it, engines.contract.without_server_fields): an apply of a definition without status writes
+    list of it, access.objects.without_server_fields): an apply of a definition without status writes
     neither."""
     rest = without_server_fields(dict(side or {}))
     if not rest.get("metadata"):

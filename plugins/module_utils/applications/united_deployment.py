@@ -35,12 +35,12 @@ __metaclass__ = type
 import copy
 import re
 
+from ansible_collections.multicloud.federation.plugins.module_utils.access.objects import label_selector_matches
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.division import EVEN_UID, ODD_UID
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.placement import (
     DUPLICATED,
     STATIC_WEIGHT,
     expected_placement,
-    label_selector_matches,
 )
 from ansible_collections.multicloud.federation.plugins.module_utils.federalize.overrides import (
     escape_pointer,
@@ -468,7 +468,7 @@ def member_shares(engine, ud, existing, karmada_version, warnings):
     """(policy summary, strategy, {cluster or 'cluster (uid parity)': replicas}) of ``ud`` (with
     ``existing``, the control plane's copy or None). Appends what could not be checked to ``warnings``.
 
-    Raises engines.karmada.placement.PlacementError or engines.karmada.division.DivisionError when the division
+    Raises access.objects.SelectorError (engines.karmada.placement.PlacementError is one) or engines.karmada.division.DivisionError when the division
     cannot be computed."""
     api_version, kind = ud.get("apiVersion"), ud.get("kind")
     policy, policy_kind = engine.workload_policy(existing or ud)

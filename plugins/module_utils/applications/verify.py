@@ -40,6 +40,7 @@ from ansible_collections.multicloud.federation.plugins.module_utils.applications
     regular_nodes_only,
     template_kind,
 )
+from ansible_collections.multicloud.federation.plugins.module_utils.access.objects import node_selector_term_matches
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.division import compare_division
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.estimator import (
     EstimateError,
@@ -49,7 +50,6 @@ from ansible_collections.multicloud.federation.plugins.module_utils.engines.karm
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.placement import (
     AGGREGATED,
     expected_placement,
-    node_selector_term_matches,
 )
 from ansible_collections.multicloud.federation.plugins.module_utils.kruise.allocation import (
     KruiseAllocationError,

@@ -25,6 +25,8 @@ import hashlib
 import json
 import re
 
+from ansible_collections.multicloud.federation.plugins.module_utils.access.objects import object_fields
+
 MASK = "(masked)"
 # Fields the API server or a controller writes, not the step: a difference there is no drift.
 NOISE_FIELDS = (
@@ -44,16 +46,6 @@ SECRET_KINDS = ("Secret",)
 SECRET_FIELDS = ("data", "stringData")
 # A Markdown cell holds this much of a value; the JSON report keeps it whole.
 CELL_LIMIT = 80
-
-
-def object_ref(obj):
-    """{"kind", "namespace", "name"} of a Kubernetes object, or None when it is not one."""
-    if not isinstance(obj, dict) or not obj.get("kind") or not isinstance(obj.get("metadata"), dict):
-        return None
-    metadata = obj["metadata"]
-    if not metadata.get("name"):
-        return None
-    return {"kind": obj["kind"], "namespace": metadata.get("namespace") or "", "name": metadata["name"]}
 
 
 def ref_text(ref):
@@ -157,7 +149,7 @@ def _parse_ref(text):
 def _result_ref(result, hint):
     for candidate in (result.get("result"), (result.get("diff") or {}).get("after"),
                       (result.get("diff") or {}).get("before")):
-        ref = object_ref(candidate)
+        ref = object_fields(candidate)
         if ref:
             return ref
     item = result.get("item")
@@ -251,7 +243,7 @@ def annotated_rows(cluster, step, task, result, annotation, note="", within=None
             continue
         value = (metadata.get("annotations") or {}).get(annotation)
         if value is not None:
-            rows.append(_row(cluster, step, task, object_ref(obj), "metadata.annotations.%s" % annotation, None, value,
+            rows.append(_row(cluster, step, task, object_fields(obj), "metadata.annotations.%s" % annotation, None, value,
                              note))
     return rows
 

@@ -45,21 +45,6 @@ SUPPORTED_MEMBER_VERSIONS = {
     KUBEADMIRAL: ((1, 16), (1, 24)),
 }
 
-# Metadata the control plane's apiserver owns; a policy is reported without it.
-SERVER_OWNED_METADATA = ("uid", "resourceVersion", "generation", "creationTimestamp", "managedFields")
-
-
-def without_server_fields(policy):
-    """A copy of a policy as a user wrote it: no status, no apiserver-owned metadata."""
-    if not policy:
-        return policy
-    policy = dict(policy, metadata=dict(policy.get("metadata") or {}))
-    for key in SERVER_OWNED_METADATA:
-        policy["metadata"].pop(key, None)
-    policy.pop("status", None)
-    return policy
-
-
 def member_version_warning(engine, cluster, server_version):
     """A warning when ``cluster``'s version (``kubeconfig.cluster.interpret_version``'s summary) is
     outside the member versions ``engine`` documents, else None. An unusable version (a federation

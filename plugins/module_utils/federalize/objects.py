@@ -31,7 +31,10 @@ import copy
 import hashlib
 import json
 
-from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.placement import label_selector_matches
+from ansible_collections.multicloud.federation.plugins.module_utils.access.objects import (
+    label_selector_matches,
+    object_ref,
+)
 
 CONFLICT_RESOLUTION_ANNOTATION = "work.karmada.io/conflict-resolution"
 CONFLICT_RESOLUTION_OVERWRITE = "overwrite"
@@ -144,15 +147,6 @@ class FederalizeError(Exception):
 def api_group(api_version):
     """``apps/v1`` -> ``apps``; ``v1`` -> ``""``."""
     return api_version.split("/", 1)[0] if "/" in api_version else ""
-
-
-def object_ref(obj):
-    """A short human reference: ``Deployment demo/web``."""
-    meta = obj.get("metadata", {})
-    name = meta.get("name", "")
-    if meta.get("namespace"):
-        name = "%s/%s" % (meta["namespace"], name)
-    return "%s %s" % (obj.get("kind", "?"), name)
 
 
 def _drop_keys(mapping, keys):

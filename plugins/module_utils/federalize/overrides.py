@@ -45,9 +45,12 @@ import hashlib
 import json
 import re
 
-from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.placement import (
-    PlacementError,
+from ansible_collections.multicloud.federation.plugins.module_utils.access.objects import (
+    SERVER_OWNED_METADATA,
+    SelectorError,
     label_selector_matches,
+    object_key,
+    without_server_fields,
 )
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.kubeadmiral.placement import (
     API_VERSION as KUBEADMIRAL_API_VERSION,
@@ -78,10 +81,6 @@ MAX_NAME_LENGTH = 63
 MANAGED_BY_LABEL = "app.kubernetes.io/managed-by"
 MANAGED_BY = "multicloud.federation"
 RULE_SETS_ANNOTATION = "multicloud.federation/override-rule-sets"
-
-# Metadata the apiserver owns; policies are compared and reported without it.
-SERVER_OWNED_METADATA = ("uid", "resourceVersion", "generation", "creationTimestamp", "managedFields", "selfLink")
-
 
 class OverrideError(Exception):
     """The input or the control plane's state does not allow the change; the message says what to fix."""
@@ -659,11 +658,6 @@ def kubeadmiral_override_rules(rules):
 
 
 # --- KubeAdmiral: which policy binds which object (pure) -----------------------------------------
-def object_ref(obj):
-    """(apiVersion, kind, name) of a control-plane object (the policy's namespace is the object's)."""
-    return (obj["apiVersion"], obj["kind"], obj["metadata"]["name"])
-
-
 def ref_text(ref, namespace=None):
     return "%s %s%s" % (ref[1], namespace + "/" if namespace else "", ref[2])
 
@@ -778,17 +772,6 @@ def kubeadmiral_policy(api_version, kind, name, namespace, record):
 
 
 # --- writing policies (through the access layer's Cluster) ---------------------------------------
-def without_server_fields(obj):
-    """A policy as a user wrote it: no status, no apiserver-owned metadata."""
-    if not obj:
-        return obj
-    obj = copy.deepcopy(obj)
-    for key in SERVER_OWNED_METADATA:
-        (obj.get("metadata") or {}).pop(key, None)
-    obj.pop("status", None)
-    return obj
-
-
 def _compared(obj, desired):
     """The part of ``obj`` that ``desired`` decides: the spec and the labels and annotations it sets."""
     metadata = obj.get("metadata") or {}
@@ -887,7 +870,7 @@ def apply_label_bound_policies(control_plane, api_version, kind, label, rule_set
             foreign.append(name)
         else:
             managed[name] = record
-    objects = dict((object_ref(o), o) for o in selected)
+    objects = dict((object_key(o), o) for o in selected)
     for record in managed.values():
         for ref in record["objects"]:
             if ref not in objects:
@@ -895,7 +878,7 @@ def apply_label_bound_policies(control_plane, api_version, kind, label, rule_set
                 if found is not None:
                     objects[ref] = found
     bindings = dict((ref, _bound_policy(obj, label)) for ref, obj in objects.items())
-    plan = kubeadmiral_binding_plan(rule_set.name, rules, [object_ref(o) for o in selected], managed, foreign,
+    plan = kubeadmiral_binding_plan(rule_set.name, rules, [object_key(o) for o in selected], managed, foreign,
                                     bindings, namespace, kind, label)
 
     policies, before, after = [], {"policies": {}, "bindings": {}}, {"policies": {}, "bindings": {}}
@@ -990,12 +973,12 @@ class OverrideRun(object):
             try:
                 objects = [o for o in objects
                            if label_selector_matches(selector.get("label_selector"), o["metadata"].get("labels"))]
-            except PlacementError as error:
+            except SelectorError as error:
                 raise OverrideError("%s.label_selector: %s" % (where, error))
             if binds and not objects:
                 raise OverrideError("%s selects no %s in %s%s: %s binds overrides to objects that exist"
                                     % (where, kind, self.control_plane.name,
                                        " namespace " + rule_set.namespace if rule_set.namespace else "",
                                        self.engine.display_name))
-            found.extend(o for o in objects if object_ref(o) not in [object_ref(f) for f in found])
+            found.extend(o for o in objects if object_key(o) not in [object_key(f) for f in found])
         return found

@@ -43,12 +43,16 @@ from ansible_collections.multicloud.federation.plugins.module_utils.applications
 from ansible_collections.multicloud.federation.plugins.module_utils.applications.verify import (
     binding_problems as scheduling_problems,
 )
+from ansible_collections.multicloud.federation.plugins.module_utils.access.objects import (
+    SelectorError,
+    label_selector_matches,
+    without_server_fields,
+)
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.contract import (
     KARMADA,
     EngineError,
     FederationEngine,
     health_row,
-    without_server_fields,
 )
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.division import (
     DEFAULT_KARMADA_VERSION,
@@ -65,9 +69,7 @@ from ansible_collections.multicloud.federation.plugins.module_utils.engines.karm
 )
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.placement import (
     DUPLICATED,
-    PlacementError,
     api_enabled,
-    label_selector_matches,
     policy_selects,
     withdrawn_placement,
 )
@@ -464,7 +466,7 @@ class KarmadaEngine(FederationEngine):
                 try:
                     selected = label_selector_matches(selector.get("labelSelector"),
                                                       (template.get("metadata") or {}).get("labels"))
-                except PlacementError as error:
+                except SelectorError as error:
                     raise EngineError("%s %s: spec.resourceSelectors[%d].labelSelector: %s"
                                       % (policy.get("kind"), (policy.get("metadata") or {}).get("name"), index, error))
                 if selected:

@@ -30,7 +30,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import copy
+from ansible_collections.multicloud.federation.plugins.module_utils.access.objects import apply_patch
 
 
 def replica_scheduling(mode, clusters, weights=None):
@@ -131,23 +131,6 @@ def same_scheduling(left, right):
     if _is_duplicated(left) and _is_duplicated(right):
         return True
     return left == right
-
-
-def apply_patch(policy, patch):
-    """A copy of ``policy`` with a JSON merge patch applied (RFC 7386, as the apiserver does)."""
-    result = copy.deepcopy(policy)
-    _merge(result, patch)
-    return result
-
-
-def _merge(target, patch):
-    for key, value in patch.items():
-        if value is None:
-            target.pop(key, None)
-        elif isinstance(value, dict) and isinstance(target.get(key), dict):
-            _merge(target[key], value)
-        else:
-            target[key] = copy.deepcopy(value)
 
 
 def binding_problems(binding, clusters):

@@ -24,6 +24,10 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+from ansible_collections.multicloud.federation.plugins.module_utils.access.objects import (
+    SelectorError,
+    label_selector_matches,
+)
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.division import (
     DEFAULT_KARMADA_VERSION,
     divide_replicas,
@@ -36,69 +40,9 @@ DYNAMIC_WEIGHT = "DynamicWeight"
 AGGREGATED = "Aggregated"
 
 
-class PlacementError(ValueError):
-    """A policy or cluster list this code cannot evaluate."""
-
-
-def label_selector_matches(selector, labels):
-    """``metav1.LabelSelectorAsSelector(selector).Matches(labels)``; a nil selector matches everything
-    here (callers decide what nil means), an empty one too. An operator other than In, NotIn,
-    Exists and DoesNotExist raises PlacementError, as LabelSelectorAsSelector returns an error:
-    the collection's one label selector matcher (policies, placement, workload snapshots)."""
-    if selector is None:
-        return True
-    labels = labels or {}
-    for key, value in (selector.get("matchLabels") or {}).items():
-        if labels.get(key) != value:
-            return False
-    for expression in selector.get("matchExpressions") or []:
-        key, operator = expression.get("key"), expression.get("operator")
-        values = expression.get("values") or []
-        if operator == "In":
-            if key not in labels or labels[key] not in values:
-                return False
-        elif operator == "NotIn":
-            if key in labels and labels[key] in values:
-                return False
-        elif operator == "Exists":
-            if key not in labels:
-                return False
-        elif operator == "DoesNotExist":
-            if key in labels:
-                return False
-        else:
-            raise PlacementError("unsupported label selector operator %r" % operator)
-    return True
-
-
-def node_selector_term_matches(term, labels):
-    """Whether a node with ``labels`` satisfies a NodeSelectorTerm's ``matchExpressions``
-    (Kruise copies only matchExpressions into the subset's pods: adapter_util.go attachNodeAffinity)."""
-    labels = labels or {}
-    for expression in (term or {}).get("matchExpressions") or []:
-        key, operator = expression.get("key"), expression.get("operator")
-        values = expression.get("values") or []
-        present = key in labels
-        if operator == "In":
-            ok = present and labels[key] in values
-        elif operator == "NotIn":
-            ok = not present or labels[key] not in values
-        elif operator == "Exists":
-            ok = present
-        elif operator == "DoesNotExist":
-            ok = not present
-        elif operator in ("Gt", "Lt"):
-            try:
-                node_value, wanted = int(labels.get(key)), int(values[0])
-            except (TypeError, ValueError, IndexError):
-                ok = False
-            else:
-                ok = node_value > wanted if operator == "Gt" else node_value < wanted
-        else:
-            raise PlacementError("unsupported node selector operator %r" % operator)
-        if not ok:
-            return False
-    return True
+class PlacementError(SelectorError):
+    """A policy or cluster list this code cannot evaluate (a SelectorError, which a label selector raises: callers
+    catch that one)."""
 
 
 def _field_value(cluster, key):

@@ -36,12 +36,12 @@ __metaclass__ = type
 
 import json
 
+from ansible_collections.multicloud.federation.plugins.module_utils.access.objects import without_server_fields
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.contract import (
     KUBEADMIRAL,
     EngineError,
     FederationEngine,
     health_row,
-    without_server_fields,
 )
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.kubeadmiral import placement as kp
 

@@ -43,7 +43,7 @@ import copy
 import json
 
 # A JSON merge patch (RFC 7386) applied to a copy, as the apiserver applies it.
-from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.federalize_placement import apply_patch
+from ansible_collections.multicloud.federation.plugins.module_utils.access.objects import apply_patch
 
 API_VERSION = "core.kubeadmiral.io/v1alpha1"
 DUPLICATE = "Duplicate"

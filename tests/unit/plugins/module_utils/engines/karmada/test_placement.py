@@ -8,14 +8,10 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import pytest
 
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.placement import (
-    PlacementError,
     cluster_matches,
     expected_placement,
-    label_selector_matches,
-    node_selector_term_matches,
     policy_selects,
 )
 from ansible_collections.multicloud.federation.tests.unit.plugins.module_utils.federation_samples import (
@@ -65,34 +61,6 @@ def test_cluster_affinity():
     assert not cluster_matches(c, {"fieldSelector": {"matchExpressions": [{"key": "provider", "operator": "NotIn", "values": ["huawei"]}]}})
 
 
-def test_node_selector_terms_and_names():
-    term = {"matchExpressions": [{"key": "type", "operator": "NotIn", "values": ["virtual-kubelet"]}]}
-    assert node_selector_term_matches(term, {"type": "kwok"}) and node_selector_term_matches(term, {})
-    assert not node_selector_term_matches(term, {"type": "virtual-kubelet"})
+def test_policy_selects_by_name():
     assert policy_selects(policy(), UD[0], UD[1], "demo", {}, "default")
     assert not policy_selects(policy(), UD[0], UD[1], "other", {}, "default")
-
-
-@pytest.mark.parametrize(
-    "selector,labels,expected",
-    [
-        (None, {"a": "1"}, True),
-        ({}, {}, True),
-        ({"matchLabels": {"a": "1"}}, {"a": "1", "b": "2"}, True),
-        ({"matchLabels": {"a": "1"}}, {"a": "2"}, False),
-        ({"matchExpressions": [{"key": "a", "operator": "In", "values": ["1", "2"]}]}, {"a": "2"}, True),
-        ({"matchExpressions": [{"key": "a", "operator": "In", "values": ["1"]}]}, {}, False),
-        ({"matchExpressions": [{"key": "a", "operator": "NotIn", "values": ["1"]}]}, {"a": "1"}, False),
-        ({"matchExpressions": [{"key": "a", "operator": "NotIn", "values": ["1"]}]}, {}, True),
-        ({"matchExpressions": [{"key": "a", "operator": "Exists"}]}, {}, False),
-        ({"matchExpressions": [{"key": "a", "operator": "DoesNotExist"}]}, {}, True),
-    ],
-)
-def test_label_selector(selector, labels, expected):
-    assert label_selector_matches(selector, labels) is expected
-
-
-def test_label_selector_refuses_an_unknown_operator():
-    # The matcher federalize used before ignored it, which selected more than the selector says.
-    with pytest.raises(PlacementError, match="unsupported label selector operator 'Gt'"):
-        label_selector_matches({"matchExpressions": [{"key": "a", "operator": "Gt", "values": ["1"]}]}, {"a": "2"})
