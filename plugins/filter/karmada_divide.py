@@ -9,7 +9,7 @@ __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.division import (
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada import (
     DEFAULT_KARMADA_VERSION,
     DivisionError,
     divide_replicas,

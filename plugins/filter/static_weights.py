@@ -9,12 +9,12 @@ __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.division import (
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada import (
     DEFAULT_KARMADA_VERSION,
     DivisionError,
     static_weight_list,
 )
-from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.division import (
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada import (
     static_weights as smallest_static_weights,
 )
 

@@ -21,7 +21,7 @@ from ansible_collections.multicloud.federation.plugins.module_utils.applications
     regular_nodes_only_rules,
     united_deployment,
 )
-from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.division import DEFAULT_KARMADA_VERSION
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada import DEFAULT_KARMADA_VERSION
 from ansible_collections.multicloud.federation.plugins.module_utils.failover.decision import FailoverError, validate_method
 from ansible_collections.multicloud.federation.plugins.plugin_utils.resolved import resolved
 

@@ -240,7 +240,7 @@ from ansible_collections.multicloud.federation.plugins.module_utils.engines.cont
     EngineError,
 )
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.detect import federation_engine
-from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.division import DEFAULT_KARMADA_VERSION
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada import DEFAULT_KARMADA_VERSION
 from ansible_collections.multicloud.federation.plugins.module_utils.failover.decision import FailoverError
 from ansible_collections.multicloud.federation.plugins.module_utils.failover.runner import Failover
 

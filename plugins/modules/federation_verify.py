@@ -206,7 +206,7 @@ from ansible_collections.multicloud.federation.plugins.module_utils.engines.cont
     require_united_deployment,
 )
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.detect import federation_engine
-from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.division import DEFAULT_KARMADA_VERSION
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada import DEFAULT_KARMADA_VERSION
 
 
 def argspec():

@@ -129,19 +129,7 @@ import traceback
 
 from ansible.module_utils.basic import AnsibleModule, missing_required_lib
 
-from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.lua import (
-    HAS_LUPA,
-    LuaScriptError,
-    check_customization,
-    customization_scripts,
-    explain_refusal,
-    load_samples,
-)
-
-try:
-    from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.lua import LUPA_IMPORT_ERROR
-except ImportError:  # pragma: no cover
-    LUPA_IMPORT_ERROR = None
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada import lua
 
 
 def argspec():
@@ -163,22 +151,22 @@ def argspec():
 
 def main():
     module = AnsibleModule(argument_spec=argspec(), supports_check_mode=True)
-    if not HAS_LUPA:
-        module.fail_json(msg=missing_required_lib("lupa"), exception=str(LUPA_IMPORT_ERROR))
+    if not lua.HAS_LUPA:
+        module.fail_json(msg=missing_required_lib("lupa"), exception=str(lua.LUPA_IMPORT_ERROR))
     definition = module.params["definition"]
     samples = []
     try:
-        samples = load_samples(module.params["samples"])
-        outcome = check_customization(
+        samples = lua.load_samples(module.params["samples"])
+        outcome = lua.check_customization(
             definition,
             samples,
             forbid_globals=module.params["forbid_globals"],
             timeout=module.params["timeout"],
         )
-    except LuaScriptError as error:
+    except lua.LuaScriptError as error:
         try:
-            message = explain_refusal(definition, samples, error, module.params["forbid_globals"],
-                                      module.params["timeout"], module.params["replacements"])
+            message = lua.explain_refusal(definition, samples, error, module.params["forbid_globals"],
+                                          module.params["timeout"], module.params["replacements"])
         except Exception:  # the explanation of a refusal must never lose the refusal itself
             message = "ResourceInterpreterCustomization %s refused before applying: %s" % (
                 (definition.get("metadata") or {}).get("name"), error)
@@ -191,7 +179,7 @@ def main():
         module.fail_json(msg="interpreter_check failed: %s" % error, exception=traceback.format_exc())
     module.exit_json(
         changed=False,
-        customizations=[key for key, _script in customization_scripts(definition)],
+        customizations=[key for key, _script in lua.customization_scripts(definition)],
         ran=outcome["ran"],
         results=outcome["results"],
     )

@@ -105,6 +105,7 @@ federated_cluster:
 import os
 
 from ansible.module_utils.basic import AnsibleModule, missing_required_lib
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.contract import EngineError
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.kubeadmiral import join as kubeadmiral_join
 from ansible_collections.multicloud.federation.plugins.module_utils.kubeconfig import file as kc
 
@@ -125,7 +126,7 @@ def main():
     except (IOError, OSError, UnicodeDecodeError) as error:
         reason = getattr(error, "strerror", None) or "not UTF-8"
         module.fail_json(msg="the kubeconfig %s of %s cannot be read: %s" % (path, params["name"], reason))
-    except (kc.KubeconfigError, kubeadmiral_join.JoinError) as error:
+    except (kc.KubeconfigError, EngineError) as error:
         module.fail_json(msg=str(error))
     module.exit_json(
         changed=False, api_endpoint=found["endpoint"], insecure=found["insecure"],

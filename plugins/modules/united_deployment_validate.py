@@ -129,7 +129,6 @@ from ansible_collections.multicloud.federation.plugins.module_utils.access.clust
     ApiError,
     connect_control_plane,
 )
-from ansible_collections.multicloud.federation.plugins.module_utils.access.objects import SelectorError
 from ansible_collections.multicloud.federation.plugins.module_utils.applications.united_deployment import (
     validate_many_on_federation,
     validate_on_federation,
@@ -140,10 +139,7 @@ from ansible_collections.multicloud.federation.plugins.module_utils.engines.cont
     require_united_deployment,
 )
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.detect import federation_engine
-from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.division import (
-    DEFAULT_KARMADA_VERSION,
-    DivisionError,
-)
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada import DEFAULT_KARMADA_VERSION
 
 
 def argspec():
@@ -197,8 +193,6 @@ def main():
         outcome = validate_on_federation(engine, ud, karmada_version, params["allow_absolute_subset_replicas"])
     except (AccessError, ApiError, EngineError) as error:
         module.fail_json(msg=str(error))
-    except (SelectorError, DivisionError) as error:
-        module.fail_json(msg="cannot compute the member clusters' replicas: %s" % error)
     else:
         if outcome["errors"]:
             module.fail_json(

@@ -35,10 +35,15 @@ __metaclass__ = type
 import copy
 import re
 
-from ansible_collections.multicloud.federation.plugins.module_utils.access.objects import label_selector_matches
-from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.division import EVEN_UID, ODD_UID
-from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.placement import (
+from ansible_collections.multicloud.federation.plugins.module_utils.access.objects import (
+    SelectorError,
+    label_selector_matches,
+)
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada import (
     DUPLICATED,
+    DivisionError,
+    EVEN_UID,
+    ODD_UID,
     STATIC_WEIGHT,
     expected_placement,
 )
@@ -468,8 +473,12 @@ def member_shares(engine, ud, existing, karmada_version, warnings):
     """(policy summary, strategy, {cluster or 'cluster (uid parity)': replicas}) of ``ud`` (with
     ``existing``, the control plane's copy or None). Appends what could not be checked to ``warnings``.
 
-    Raises access.objects.SelectorError (engines.karmada.placement.PlacementError is one) or engines.karmada.division.DivisionError when the division
-    cannot be computed."""
+    Raises engines.contract.EngineError when the division cannot be computed (a selector or weight the engine's
+    division cannot evaluate)."""
+    # Imported here: this module's other functions serve the filters, which must not load the contract's
+    # Kubernetes client; this one runs in a module with an engine at hand.
+    from ansible_collections.multicloud.federation.plugins.module_utils.engines.contract import EngineError
+
     api_version, kind = ud.get("apiVersion"), ud.get("kind")
     policy, policy_kind = engine.workload_policy(existing or ud)
     if policy is None:
@@ -485,7 +494,10 @@ def member_shares(engine, ud, existing, karmada_version, warnings):
     per_uid = {}
     strategy = None
     for label, value in ({"": uid} if uid else UID_BY_PARITY).items():
-        placement = expected_placement(policy, clusters, replicas, value, api_version, kind, karmada_version)
+        try:
+            placement = expected_placement(policy, clusters, replicas, value, api_version, kind, karmada_version)
+        except (SelectorError, DivisionError) as error:
+            raise EngineError("cannot compute the member clusters' replicas: %s" % error)
         strategy = placement["strategy"]
         if placement["replicas"] is None:
             warnings.append(placement["note"])

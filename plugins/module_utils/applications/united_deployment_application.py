@@ -23,12 +23,22 @@ import base64
 import copy
 import re
 
-from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.division import (
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada import (
     DEFAULT_KARMADA_VERSION,
+    PROPAGATION_POLICY_API_VERSION,
+    SCHEDULING,
     DivisionError,
+    object_scheduling,
+    replica_scheduling,
     static_weight_list,
     static_weights,
-    weights_from_static_weight_list,
+    weight_rules,
+)
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada import (
+    propagation_policy as karmada_propagation_policy,
+)
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.kubeadmiral import (
+    API_VERSION as KUBEADMIRAL_POLICY_API_VERSION,
 )
 from ansible_collections.multicloud.federation.plugins.module_utils.failover.decision import (
     ENGINE_TAINT_KEY,
@@ -43,23 +53,16 @@ from ansible_collections.multicloud.federation.plugins.module_utils.applications
     UnitedDeploymentError,
     regular_nodes_only_patch,
 )
-from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.placement import withdrawn_placement
 from ansible_collections.multicloud.federation.plugins.module_utils.federalize.overrides import (
     ENGINE_NAMES,
     KUBEADMIRAL,
-    POLICY_API_VERSIONS,
 )
 
-PROPAGATION_POLICY_API_VERSION = "policy.karmada.io/v1alpha1"
 # Label on the objects an application brings (Service, ConfigMaps, Secrets): which entry owns them.
 APPLICATION_LABEL = "multicloud.federation/application"
 TEMPLATE_KINDS = ("cloneSet", "statefulSet", "advancedStatefulSet", "deployment")
 # Kinds whose pods need a governing (headless) Service: StatefulSet.spec.serviceName.
 STATEFUL_KINDS = ("statefulSet", "advancedStatefulSet")
-# replicaScheduling of the PropagationPolicy (karmada apis/policy/v1alpha1/propagation_types.go):
-# static - Divided, Weighted, staticWeightList; dynamic - Divided, Weighted, dynamicWeight
-# AvailableReplicas; aggregated - Divided, Aggregated; duplicated - Duplicated.
-SCHEDULING = ("static", "dynamic", "aggregated", "duplicated")
 STATES = ("present", "absent")
 # The single-application variables' defaults (roles/united_deployment/defaults/main.yml): the
 # regular-node subset takes half of each member's share, the virtual-kubelet subset the rest.
@@ -406,8 +409,6 @@ def _definition(name, entry, namespace, errors):
 POLICY_DEFINITION_EXCLUDES = ("desired_split", "desired_replicas", "resource_selectors")
 # The tolerations the collection writes itself (failover_method engine, an application that does not fail over).
 COLLECTION_TAINT_KEYS = (ENGINE_TAINT_KEY, EVACUATED_TAINT_KEY)
-# KubeAdmiral's policies, PropagationPolicy and OverridePolicy, share one apiVersion.
-KUBEADMIRAL_POLICY_API_VERSION = POLICY_API_VERSIONS[KUBEADMIRAL]
 
 
 def _policy_definition(name, entry, raw, engine, errors):
@@ -425,10 +426,10 @@ def _policy_definition(name, entry, raw, engine, errors):
         return None
     api_version, kind = policy.get("apiVersion"), policy.get("kind")
     if engine == KUBEADMIRAL:
-        errors.append("%s: a PropagationPolicy object is taken on Karmada only (policy.karmada.io/v1alpha1), and this "
+        errors.append("%s: a PropagationPolicy object is taken on Karmada only (%s), and this "
                       "federation runs %s (federation_engine: kubeadmiral), whose placement is another object (%s "
                       "PropagationPolicy, placement[].cluster and preferences): remove propagation_policy_definition"
-                      % (where, ENGINE_NAMES[KUBEADMIRAL], KUBEADMIRAL_POLICY_API_VERSION))
+                      % (where, PROPAGATION_POLICY_API_VERSION, ENGINE_NAMES[KUBEADMIRAL], KUBEADMIRAL_POLICY_API_VERSION))
         return None
     if (api_version, kind) != (PROPAGATION_POLICY_API_VERSION, "PropagationPolicy"):
         hint = ""
@@ -504,7 +505,7 @@ def _policy_definition(name, entry, raw, engine, errors):
                       "same in both" % (where, ", ".join(clusters), raw["clusters"]))
     entry["clusters"] = list(clusters)
 
-    scheduling, weights, problem = _object_scheduling(placement.get("replicaScheduling"), clusters)
+    scheduling, weights, problem = object_scheduling(placement.get("replicaScheduling"), clusters)
     if problem:
         errors.append("%s: placement.replicaScheduling: %s" % (where, problem))
         return kept
@@ -528,64 +529,6 @@ def _policy_definition(name, entry, raw, engine, errors):
             errors.append("%s: placement.clusterTolerations tolerates %s, which the collection writes itself "
                           "(failover_method and the application's failover): remove it" % (where, ", ".join(own)))
     return kept
-
-
-def _object_scheduling(replica_scheduling, clusters):
-    """(scheduling, weights, problem) of a PropagationPolicy's ``placement.replicaScheduling``: none is
-    Duplicated (karmada pkg/util/helper/propagation_helper.go), replicaSchedulingType defaults to Divided (the
-    CRD) and a Divided policy's replicaDivisionPreference to Weighted (karmada-webhook); a staticWeightList's
-    weights, by cluster name only (engines.karmada.division.weights_from_static_weight_list), are those of the clusters
-    it gives one; Weighted without a weightPreference is an even split (weights {})."""
-    if replica_scheduling is None:
-        return "duplicated", {}, None
-    if not isinstance(replica_scheduling, dict):
-        return None, {}, "must be a mapping, got %r" % (replica_scheduling,)
-    schedule_type = replica_scheduling.get("replicaSchedulingType") or "Divided"
-    preference = replica_scheduling.get("replicaDivisionPreference")
-    weight_preference = replica_scheduling.get("weightPreference")
-    if schedule_type == "Duplicated":
-        if preference or weight_preference:
-            return None, {}, ("Duplicated runs every replica in every cluster: replicaDivisionPreference and "
-                              "weightPreference say nothing there, remove them (or divide: Divided)")
-        return "duplicated", {}, None
-    if schedule_type != "Divided":
-        return None, {}, "replicaSchedulingType must be Divided or Duplicated, got %r" % (schedule_type,)
-    if preference == "Aggregated":
-        if weight_preference:
-            return None, {}, "Aggregated takes no weightPreference (Karmada ignores it): remove it, or divide Weighted"
-        return "aggregated", {}, None
-    if preference not in (None, "Weighted"):
-        return None, {}, "replicaDivisionPreference must be Weighted or Aggregated, got %r" % (preference,)
-    if weight_preference is None:
-        return "static", {}, None
-    if not isinstance(weight_preference, dict):
-        return None, {}, "weightPreference must be a mapping, got %r" % (weight_preference,)
-    dynamic, rules = weight_preference.get("dynamicWeight"), weight_preference.get("staticWeightList")
-    if dynamic and rules:
-        return None, {}, ("weightPreference gives both dynamicWeight and staticWeightList (Karmada takes "
-                          "dynamicWeight): give one")
-    if dynamic:
-        if dynamic != "AvailableReplicas":
-            return None, {}, "dynamicWeight must be AvailableReplicas, got %r" % (dynamic,)
-        return "dynamic", {}, None
-    if not rules:
-        return None, {}, "weightPreference needs a staticWeightList or dynamicWeight: AvailableReplicas"
-    for index, rule in enumerate(rules if isinstance(rules, list) else []):
-        target = (rule.get("targetCluster") or {}) if isinstance(rule, dict) else {}
-        named = list(target.get("clusterNames") or []) + list(target.get("exclude") or [])
-        outside = [cluster for cluster in named if cluster not in clusters]
-        if outside:
-            return None, {}, ("staticWeightList[%d] names %s, which is not among placement.clusterAffinity."
-                              "clusterNames (%s): Karmada would never place there; add it there or remove it from "
-                              "the rule" % (index, ", ".join(map(str, outside)), ", ".join(clusters)))
-    try:
-        weights = weights_from_static_weight_list(rules, clusters)
-    except DivisionError as error:
-        return None, {}, str(error)
-    weights = dict((cluster, weight) for cluster, weight in weights.items() if weight)
-    if not weights:
-        return None, {}, "staticWeightList gives none of the clusters a weight"
-    return "static", weights, None
 
 
 def _policy_selector_errors(name, entry):
@@ -781,17 +724,8 @@ def propagation_policy(entry, karmada_version=DEFAULT_KARMADA_VERSION, failover=
         definition = united_deployment(entry)
         selectors = [{"apiVersion": entry["api_version"], "kind": "UnitedDeployment",
                       "name": definition["metadata"]["name"]}] + dependency_refs(entry)
-    scheduling = entry["scheduling"]
-    if scheduling == "duplicated":
-        replica_scheduling = {"replicaSchedulingType": "Duplicated"}
-    elif scheduling == "aggregated":
-        replica_scheduling = {"replicaSchedulingType": "Divided", "replicaDivisionPreference": "Aggregated"}
-    elif scheduling == "dynamic":
-        replica_scheduling = {"replicaSchedulingType": "Divided", "replicaDivisionPreference": "Weighted",
-                              "weightPreference": {"dynamicWeight": "AvailableReplicas"}}
-    else:
-        replica_scheduling = {"replicaSchedulingType": "Divided", "replicaDivisionPreference": "Weighted"}
-        weight_list = []
+    weight_list = []
+    if entry["scheduling"] not in ("duplicated", "aggregated", "dynamic"):
         if entry["desired_split"]:
             try:
                 weight_list = static_weight_list(static_weights(entry["desired_split"], entry["desired_replicas"],
@@ -799,11 +733,7 @@ def propagation_policy(entry, karmada_version=DEFAULT_KARMADA_VERSION, failover=
             except DivisionError as error:
                 raise ApplicationError(["application %s: desired_split: %s" % (entry["name"], error)])
         elif entry["weights"]:
-            weight_list = [{"targetCluster": {"clusterNames": [cluster]}, "weight": weight}
-                           for cluster, weight in sorted(entry["weights"].items())]
-        if weight_list:
-            replica_scheduling["weightPreference"] = {"staticWeightList": weight_list}
-    placement = {"clusterAffinity": {"clusterNames": sorted(entry["clusters"])}, "replicaScheduling": replica_scheduling}
+            weight_list = weight_rules(entry["weights"])
     tolerations = []
     engine = (failover or {}).get("method") == METHOD_ENGINE
     if engine:
@@ -812,53 +742,17 @@ def propagation_policy(entry, karmada_version=DEFAULT_KARMADA_VERSION, failover=
         # Tolerated without tolerationSeconds: Karmada's taint manager never evicts it for failover.yml's
         # taint (karmada v1.18.2 pkg/controllers/cluster/taint_manager.go), so it stays where it runs.
         tolerations.append(dict(EVACUATION_TOLERATION))
-    if tolerations:
-        placement["clusterTolerations"] = tolerations
+    withdrawn = None
     if (failover or {}).get("method") == METHOD_PLACEMENT and entry.get("failover") is not False:
-        # Members failover.yml took out of the placement stay out until it fails them back: the same placement
-        # as its patch left (engines.karmada.placement.withdrawn_placement), so that site.yml meanwhile changes nothing.
-        placement = withdrawn_placement(placement, failover.get("withdrawn") or [])
-    spec = {
-        "resourceSelectors": selectors,
-        "propagateDeps": bool(entry["propagate_deps"]),
-        "conflictResolution": entry["conflict_resolution"],
-        "placement": placement,
-    }
-    if engine and entry.get("failover") is not False:
-        # How the taint manager purges the evicted copies (taint_manager.go getPurgeMode: the policy's own
-        # mode wins over --no-execute-taint-eviction-purge-mode).
-        spec["failover"] = {"cluster": {"purgeMode": failover["purge_mode"]}}
-    policy = {
-        "apiVersion": PROPAGATION_POLICY_API_VERSION,
-        "kind": "PropagationPolicy",
-        "metadata": {"name": entry["policy_name"], "namespace": entry["namespace"]},
-        "spec": spec,
-    }
-    if entry.get("propagation_policy_definition"):
-        policy = _over_definition(entry["propagation_policy_definition"], policy)
-    return policy
-
-
-def _over_definition(given, rendered):
-    """The rendered policy of an application given as an object (``_policy_definition`` read its name, clusters,
-    scheduling and weights into the entry): what the object says besides is kept - its labels and annotations,
-    its own clusterTolerations (before the collection's), its other spec fields (priority, preemption,
-    schedulerName, suspension, ..., its spec.failover, with the collection's purge mode over it)."""
-    policy = copy.deepcopy(rendered)
-    policy["metadata"].update(copy.deepcopy(given["metadata"]))
-    spec = policy["spec"]
-    for key, value in given["spec"].items():
-        if key == "failover" and isinstance(value, dict) and "failover" in spec:
-            merged = copy.deepcopy(value)
-            merged["cluster"] = dict(merged.get("cluster") or {}, **spec["failover"]["cluster"])
-            spec["failover"] = merged
-        elif key not in spec:
-            spec[key] = copy.deepcopy(value)
-    tolerations = (given["spec"].get("placement") or {}).get("clusterTolerations") or []
-    if tolerations:
-        spec["placement"]["clusterTolerations"] = copy.deepcopy(tolerations) + \
-            spec["placement"].get("clusterTolerations", [])
-    return policy
+        # Members failover.yml took out of the placement stay out until it fails them back, so that site.yml
+        # meanwhile changes nothing.
+        withdrawn = failover.get("withdrawn") or []
+    purge_mode = failover["purge_mode"] if engine and entry.get("failover") is not False else None
+    return karmada_propagation_policy(
+        entry["policy_name"], entry["namespace"], selectors, entry["clusters"],
+        replica_scheduling(entry["scheduling"], weight_list), entry["propagate_deps"], entry["conflict_resolution"],
+        tolerations=tolerations, withdrawn=withdrawn, purge_mode=purge_mode,
+        definition=entry.get("propagation_policy_definition"))
 
 
 def regular_nodes_only_rules(entry, members, virtual_kubelet_label=("type", "virtual-kubelet")):

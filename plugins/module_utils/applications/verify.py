@@ -41,14 +41,10 @@ from ansible_collections.multicloud.federation.plugins.module_utils.applications
     template_kind,
 )
 from ansible_collections.multicloud.federation.plugins.module_utils.access.objects import node_selector_term_matches
-from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.division import compare_division
-from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.estimator import (
-    EstimateError,
-    aggregated_excess,
-    available_replicas,
-)
-from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.placement import (
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada import (
     AGGREGATED,
+    compare_division,
+    estimator,
     expected_placement,
 )
 from ansible_collections.multicloud.federation.plugins.module_utils.kruise.allocation import (
@@ -160,11 +156,11 @@ def aggregated_problems(scheduled, clusters, candidates, requirements, replicas)
     (the estimate counts those as allocated)."""
     by_name = dict(((c.get("metadata") or {}).get("name"), c) for c in clusters)
     try:
-        capacities = dict((name, available_replicas(by_name.get(name) or {}, requirements) + scheduled.get(name, 0))
+        capacities = dict((name, estimator.available_replicas(by_name.get(name) or {}, requirements) + scheduled.get(name, 0))
                           for name in candidates)
-    except EstimateError as error:
+    except estimator.EstimateError as error:
         return ["cannot estimate the clusters' capacity for the Aggregated check: %s" % error]
-    excess = aggregated_excess(scheduled, capacities, replicas)
+    excess = estimator.aggregated_excess(scheduled, capacities, replicas)
     if excess is None:
         return []
     fewest, used = excess

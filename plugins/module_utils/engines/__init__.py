@@ -10,6 +10,10 @@
 - ``karmada``: Karmada.
 - ``kubeadmiral``: KubeAdmiral (the engine of Volcengine DCP).
 
+Code outside this package reaches an engine through ``contract`` and ``detect``, or through an engine
+package's public surface (the names its ``__init__.py`` lists in ``__all__``), never through a module of an
+engine package (tests/unit/test_structure.py). Engine errors reach modules as ``contract.EngineError``.
+
 Importing this package imports neither engine: filters import pure parts of an engine package
 (Karmada's division, for one) and must not load the Kubernetes client. The engines import
 ``contract``, ``detect`` imports the engines, and ``contract`` imports neither.

@@ -45,6 +45,7 @@ SUPPORTED_MEMBER_VERSIONS = {
     KUBEADMIRAL: ((1, 16), (1, 24)),
 }
 
+
 def member_version_warning(engine, cluster, server_version):
     """A warning when ``cluster``'s version (``kubeconfig.cluster.interpret_version``'s summary) is
     outside the member versions ``engine`` documents, else None. An unusable version (a federation
@@ -110,7 +111,9 @@ def health_row(summary, ready_condition, member):
 
 
 class EngineError(Exception):
-    """The control plane runs no engine this collection knows, or another than was asked for."""
+    """What the engine cannot do or refuses, in a message for the user: the control plane runs no engine this
+    collection knows, or another than was asked for, or an engine cannot carry out a step. The one engine error
+    modules turn into ``fail_json(msg=str(error))``; an engine package maps its own errors to it."""
 
 
 class FederationEngine(object):

@@ -56,3 +56,12 @@ def federation_engine(control_plane, engine=AUTO, karmada_version=None):
     if engine == KARMADA:
         return karmada_engine.KarmadaEngine(control_plane, karmada_version=karmada_version)
     return kubeadmiral_engine.KubeAdmiralEngine(control_plane)
+
+
+def member_marks():
+    """(labels, annotation prefixes) that an engine writes onto the member objects it manages: a template made of
+    a member's object carries none of them, whichever engine adopts it (Karmada's; KubeAdmiral marks the objects it
+    adopts through its engine's ``adoption_template``)."""
+    from ansible_collections.multicloud.federation.plugins.module_utils.engines import karmada
+
+    return karmada.MEMBER_LABELS, karmada.MEMBER_ANNOTATION_PREFIXES

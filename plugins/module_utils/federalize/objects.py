@@ -6,12 +6,11 @@
 Turning a live member object into a control-plane resource template follows
 ``karmadactl promote`` (karmada-io/karmada@v1.18.2 ``pkg/karmadactl/promote/promote.go``
 ``preprocessResource``), which calls ``pkg/util/prune/prune.go`` ``RemoveIrrelevantFields``; the
-mark that makes the engine adopt the member's object (on Karmada the annotation
-``work.karmada.io/conflict-resolution: overwrite``, ``pkg/apis/work/v1alpha2/well_known_constants.go``)
+mark that makes the engine adopt the member's object (on Karmada an annotation, ``engines.karmada.api``)
 is the engine's ``adoption_template``. On top of that this module also strips the
 ``kubectl.kubernetes.io/last-applied-configuration`` annotation (the member keeps its own copy:
-Karmada merges annotations on update, ``pkg/util/lifted/retain.go``) and Karmada's own bookkeeping
-labels/annotations, and it keeps ``spec.ports[].nodePort`` / ``spec.healthCheckNodePort`` unless
+Karmada merges annotations on update, ``pkg/util/lifted/retain.go``) and the engines' own bookkeeping
+labels/annotations (``engines.detect.member_marks``), and it keeps ``spec.ports[].nodePort`` / ``spec.healthCheckNodePort`` unless
 told otherwise (Karmada keeps them too; the caller warns about collisions in other clusters).
 
 Dependency discovery mirrors Karmada's native interpreter
@@ -35,9 +34,8 @@ from ansible_collections.multicloud.federation.plugins.module_utils.access.objec
     label_selector_matches,
     object_ref,
 )
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.detect import member_marks
 
-CONFLICT_RESOLUTION_ANNOTATION = "work.karmada.io/conflict-resolution"
-CONFLICT_RESOLUTION_OVERWRITE = "overwrite"
 LAST_APPLIED_ANNOTATION = "kubectl.kubernetes.io/last-applied-configuration"
 # k8s.io/kubectl/pkg/util/deployment: RevisionAnnotation, RevisionHistoryAnnotation.
 DEPLOYMENT_REVISION_ANNOTATIONS = (
@@ -70,28 +68,6 @@ APISERVER_METADATA_FIELDS = (
     "uid",
     "ownerReferences",
     "finalizers",
-)
-
-# Karmada writes these onto member objects it manages (pkg/apis/work/v1alpha2/well_known_constants.go,
-# pkg/util/constants.go, pkg/controllers/ctrlutil/work.go); a template must not carry them.
-KARMADA_BOOKKEEPING_LABELS = (
-    "karmada.io/managed",
-    "work.karmada.io/permanent-id",
-    "resourcebinding.karmada.io/permanent-id",
-    "clusterresourcebinding.karmada.io/permanent-id",
-    "propagationpolicy.karmada.io/permanent-id",
-    "clusterpropagationpolicy.karmada.io/permanent-id",
-)
-KARMADA_BOOKKEEPING_ANNOTATION_PREFIXES = (
-    "resourcetemplate.karmada.io/",
-    "resourcebinding.karmada.io/",
-    "clusterresourcebinding.karmada.io/",
-    "work.karmada.io/name",
-    "work.karmada.io/namespace",
-    "propagationpolicy.karmada.io/",
-    "clusterpropagationpolicy.karmada.io/",
-    "policy.karmada.io/applied-overrides",
-    "policy.karmada.io/applied-cluster-overrides",
 )
 
 # Where each built-in workload keeps its pod template (the kinds Karmada's native dependency
@@ -154,10 +130,6 @@ def _drop_keys(mapping, keys):
         mapping.pop(key, None)
 
 
-def _is_karmada_bookkeeping_annotation(key):
-    return any(key.startswith(prefix) for prefix in KARMADA_BOOKKEEPING_ANNOTATION_PREFIXES)
-
-
 def strip_template(obj, keep_node_ports=True):
     """Build the control-plane template of a live member object.
 
@@ -172,11 +144,13 @@ def strip_template(obj, keep_node_ports=True):
     _drop_keys(meta, APISERVER_METADATA_FIELDS)
     template.pop("status", None)
 
+    # The engines' own marks on the objects they manage (engines.detect.member_marks), whichever engine adopts it.
+    engine_labels, engine_annotation_prefixes = member_marks()
     labels = meta.get("labels") or {}
-    _drop_keys(labels, KARMADA_BOOKKEEPING_LABELS)
+    _drop_keys(labels, engine_labels)
     annotations = meta.get("annotations") or {}
     for key in list(annotations):
-        if key == LAST_APPLIED_ANNOTATION or _is_karmada_bookkeeping_annotation(key):
+        if key == LAST_APPLIED_ANNOTATION or key.startswith(engine_annotation_prefixes):
             del annotations[key]
 
     kind = template.get("kind")

@@ -52,9 +52,7 @@ from ansible_collections.multicloud.federation.plugins.module_utils.access.objec
     object_key,
     without_server_fields,
 )
-from ansible_collections.multicloud.federation.plugins.module_utils.engines.kubeadmiral.placement import (
-    API_VERSION as KUBEADMIRAL_API_VERSION,
-)
+from ansible_collections.multicloud.federation.plugins.module_utils.engines import karmada, kubeadmiral
 
 JSONPATCH_OPERATORS = ("add", "remove", "replace")
 # KubeAdmiral's sync refuses to override these (pkg/controllers/sync/overrides.go invalidOverridePaths):
@@ -393,9 +391,9 @@ def normalize_selectors(selectors):
 # must not load the Kubernetes client, which engines.contract's access layer does).
 KARMADA, KUBEADMIRAL = "karmada", "kubeadmiral"
 ENGINE_NAMES = {KARMADA: "Karmada", KUBEADMIRAL: "KubeAdmiral"}
-# Per engine, the apiVersion of its OverridePolicy and ClusterOverridePolicy (Karmada's as
-# engines.karmada.engine.POLICY_API_VERSION) and the form its spec.overrideRules are written in.
-POLICY_API_VERSIONS = {KARMADA: "policy.karmada.io/v1alpha1", KUBEADMIRAL: KUBEADMIRAL_API_VERSION}
+# Per engine, the apiVersion of its OverridePolicy and ClusterOverridePolicy (each engine package's own)
+# and the form its spec.overrideRules are written in.
+POLICY_API_VERSIONS = {KARMADA: karmada.POLICY_API_VERSION, KUBEADMIRAL: kubeadmiral.API_VERSION}
 POLICY_KINDS = ("OverridePolicy", "ClusterOverridePolicy")
 RULE_FORMS = {KARMADA: "karmada", KUBEADMIRAL: "runbook"}
 # What a policy's spec holds: Karmada's selects its objects, KubeAdmiral's is bound to them by a label.

@@ -54,8 +54,14 @@ from ansible_collections.multicloud.federation.plugins.module_utils.engines.cont
     FederationEngine,
     health_row,
 )
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.api import (
+    CONFLICT_RESOLUTION_ANNOTATION,
+    CONFLICT_RESOLUTION_OVERWRITE,
+    POLICY_API_VERSION,
+)
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.division import (
     DEFAULT_KARMADA_VERSION,
+    DivisionError,
     fnv32a,
 )
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.estimator import available_replicas
@@ -73,14 +79,9 @@ from ansible_collections.multicloud.federation.plugins.module_utils.engines.karm
     policy_selects,
     withdrawn_placement,
 )
-from ansible_collections.multicloud.federation.plugins.module_utils.federalize.objects import (
-    CONFLICT_RESOLUTION_ANNOTATION,
-    CONFLICT_RESOLUTION_OVERWRITE,
-    dependency_refs,
-)
+from ansible_collections.multicloud.federation.plugins.module_utils.federalize.objects import dependency_refs
 
 CLUSTER_API = ("cluster.karmada.io/v1alpha1", "Cluster")
-POLICY_API_VERSION = "policy.karmada.io/v1alpha1"
 BINDING_API_VERSION = "work.karmada.io/v1alpha2"
 WORK_API = ("work.karmada.io/v1alpha1", "Work")
 CLUSTER_READY = "Ready"
@@ -645,9 +646,7 @@ class KarmadaEngine(FederationEngine):
         # The returning member's share under the weights it is returned with (what the settle stage divides).
         # ``template`` is the control plane's object (the runner read it for this pass): no second read.
         returned = dict(policy, spec=dict(policy.get("spec") or {}, placement=target))
-        division = check_division(template, self.placement(template), returned, self.clusters(),
-                                  self.karmada_version or DEFAULT_KARMADA_VERSION, template.get("apiVersion"),
-                                  template.get("kind"))["division"] or {}
+        division = self._division(template, self.placement(template), returned)["division"] or {}
         share = int((division.get("replicas") or {}).get(member) or 0)
         new_annotations = {WITHDRAWN_ANNOTATION: json.dumps(dict(saved, members=remaining), sort_keys=True)
                            if remaining else None}
@@ -676,15 +675,23 @@ class KarmadaEngine(FederationEngine):
                 "note": "%s %s: %s back in its placement%s" % (kind, meta["name"], member,
                                                                ", Duplicated while it starts its copies" if staged else "")}
 
+    def _division(self, template, binding, policy):
+        """applications.verify.check_division of ``template`` under ``policy``; EngineError when Karmada's division
+        cannot be computed from it (a selector or weight it cannot evaluate)."""
+        try:
+            return check_division(template, binding, policy, self.clusters(), self.karmada_version or DEFAULT_KARMADA_VERSION,
+                                  template.get("apiVersion"), template.get("kind"))
+        except (SelectorError, DivisionError) as error:
+            raise EngineError("cannot compute the member clusters' replicas of %s %s: %s"
+                              % (template.get("kind"), (template.get("metadata") or {}).get("name"), error))
+
     # --- rebalancing: Karmada does not reschedule a static-weight split when a cluster joins --
     def placement_drift(self, template):
         """The binding's split against the division the live policy, Cluster list and resource UID
         predict (applications.verify.check_division: what verify compares)."""
         binding = self.placement(template)
         policy, _policy_kind = self.workload_policy(template)
-        division = check_division(template, binding, policy, self.clusters(),
-                                  self.karmada_version or DEFAULT_KARMADA_VERSION,
-                                  template.get("apiVersion"), template.get("kind"))
+        division = self._division(template, binding, policy)
         prediction = division["division"]
         predicted = prediction["replicas"] if prediction else None
         return {"pending": scheduling_problems(binding), "current": division["scheduled"], "predicted": predicted,

@@ -31,6 +31,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.multicloud.federation.plugins.module_utils.access.objects import apply_patch
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada import propagation
 
 
 def replica_scheduling(mode, clusters, weights=None):
@@ -42,19 +43,9 @@ def replica_scheduling(mode, clusters, weights=None):
     if mode == "keep":
         return None
     if mode == "duplicated":
-        return {"replicaSchedulingType": "Duplicated"}
+        return propagation.replica_scheduling("duplicated")
     if mode == "weighted":
-        weights = weights or {}
-        return {
-            "replicaSchedulingType": "Divided",
-            "replicaDivisionPreference": "Weighted",
-            "weightPreference": {
-                "staticWeightList": [
-                    {"targetCluster": {"clusterNames": [c]}, "weight": int(weights.get(c, 1))}
-                    for c in clusters
-                ]
-            },
-        }
+        return propagation.replica_scheduling("weighted", propagation.weight_rules(weights or {}, clusters))
     raise ValueError("unknown distribution mode %r" % (mode,))
 
 

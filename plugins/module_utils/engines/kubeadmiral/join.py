@@ -25,6 +25,7 @@ __metaclass__ = type
 import base64
 import os
 
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.contract import EngineError
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.kubeadmiral.engine import (
     API_VERSION,
     SYSTEM_NAMESPACE,
@@ -37,7 +38,7 @@ KEY_KEY = "client-key-data"
 TOKEN_KEY = "bootstrap-token-data"
 
 
-class JoinError(Exception):
+class JoinError(EngineError):
     """The kubeconfig cannot give KubeAdmiral a credential; the message says what to fix and holds none."""
 
 

@@ -190,3 +190,9 @@ def test_kubeadmiral_refuses_both_saying_why():
         assert message.startswith("rebalancing is not supported on KubeAdmiral (it is Karmada-only)")
         assert "rescheduleWhen.clusterJoined" in message and "avoidDisruption" in message
     assert engine.control_plane.writes == []
+
+
+def test_a_division_karmada_cannot_compute_is_an_engine_error():
+    engine = ke.KarmadaEngine(control_plane(), karmada_version="v0.9.0")
+    with pytest.raises(EngineError, match="cannot compute the member clusters' replicas of UnitedDeployment demo: "):
+        engine.placement_drift(template(engine.control_plane))

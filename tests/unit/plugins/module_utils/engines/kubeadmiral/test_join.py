@@ -11,6 +11,7 @@ import base64
 
 import pytest
 
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.contract import EngineError
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.kubeadmiral import join as kj
 
 CA, CERT, KEY = b"-----BEGIN CERTIFICATE-----\nca\n", b"-----BEGIN CERTIFICATE-----\nme\n", b"-----BEGIN KEY-----\nk\n"
@@ -85,3 +86,8 @@ def test_secret_and_federated_cluster_shapes():
     assert kj.federated_cluster("cluster-a", "https://x:6443", False) == {
         "apiVersion": "core.kubeadmiral.io/v1alpha1", "kind": "FederatedCluster", "metadata": {"name": "cluster-a"},
         "spec": {"apiEndpoint": "https://x:6443", "secretRef": {"name": "cluster-a"}, "useServiceAccount": False}}
+
+
+def test_a_join_refusal_is_an_engine_error():
+    # kubeadmiral_member turns the one engine error into its failure message.
+    assert issubclass(kj.JoinError, EngineError)
