@@ -11,6 +11,7 @@
 - ``division``: Karmada's static-weight replica division.
 - ``estimator``: the general estimator's capacity per member, for DynamicWeight and Aggregated.
 - ``lua``: a ResourceInterpreterCustomization's Lua scripts, run offline as Karmada runs them.
+- ``overrides``: the OverridePolicy the override_policy module writes.
 - ``federalize_placement``: moving or spreading an adopted application (the federalize_placement module).
 
 The public surface: code outside ``engines/`` imports Karmada only from this package, the names bound below

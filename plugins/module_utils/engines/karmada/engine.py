@@ -531,7 +531,7 @@ class KarmadaEngine(FederationEngine):
         """Create, update or delete the policy of ``rule_set`` (a federalize.overrides.RuleSet).
         ``selected`` is unused: the policy's resourceSelectors select the templates."""
         # Imported here: the engine's other steps do not use it.
-        from ansible_collections.multicloud.federation.plugins.module_utils.federalize import overrides
+        from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada import overrides
 
         spec = None
         if rule_set.state == "present":

@@ -6,6 +6,7 @@
 - ``engine``: ``KubeAdmiralEngine``, the contract on KubeAdmiral's API (FederatedCluster,
   PropagationPolicy, FederatedTypeConfig, FederatedObject, CollectedStatus, OverridePolicy).
 - ``placement``: the pure rules of placing an adopted application.
+- ``overrides``: the OverridePolicies the override_policy module writes, bound to objects by a label.
 - ``join``: the Secret and FederatedCluster that join a member (the kubeadmiral_member module).
 
 The public surface: code outside ``engines/`` imports KubeAdmiral only from this package, the names bound

@@ -473,7 +473,7 @@ class KubeAdmiralEngine(FederationEngine):
     # ones its template's labels below name (pkg/controllers/override/util.go
     # lookForMatchedPolicies; a cluster-scoped object only a ClusterOverridePolicy). So the rule
     # sets the collection manages for one object share one policy, and an object must exist to be
-    # bound (federalize.overrides.apply_label_bound_policies).
+    # bound (engines.kubeadmiral.overrides.apply_label_bound_policies).
     OVERRIDE_BINDING_LABELS = {"OverridePolicy": "kubeadmiral.io/override-policy-name",
                                "ClusterOverridePolicy": "kubeadmiral.io/cluster-override-policy-name"}
     override_binds_objects = True
@@ -481,7 +481,7 @@ class KubeAdmiralEngine(FederationEngine):
     def override_rule_sets(self, namespace=None):
         """KubeAdmiral: the rule sets recorded on the policies the collection manages (one policy holds
         every rule set that selects the same objects)."""
-        from ansible_collections.multicloud.federation.plugins.module_utils.federalize import overrides
+        from ansible_collections.multicloud.federation.plugins.module_utils.engines.kubeadmiral import overrides
 
         names = set()
         for policy in self.control_plane.list(API_VERSION, self.override_policy_kind(namespace), namespace,
@@ -493,7 +493,7 @@ class KubeAdmiralEngine(FederationEngine):
         """Bring the policies of the templates ``rule_set`` (a federalize.overrides.RuleSet) selects
         (``selected``, read from the host) to its rules; an absent rule set is taken out of them."""
         # Imported here: the engine's other steps do not use it.
-        from ansible_collections.multicloud.federation.plugins.module_utils.federalize import overrides
+        from ansible_collections.multicloud.federation.plugins.module_utils.engines.kubeadmiral import overrides
 
         kind = self.override_policy_kind(rule_set.namespace)
         rules = overrides.kubeadmiral_override_rules(rule_set.rules) if rule_set.state == "present" else None

@@ -1,8 +1,9 @@
 # -*- coding: utf-8 -*-
 # Copyright (c) multicloud.federation contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Override rules, pure: both input forms become one, bad input is refused with the fix, each
-engine's rendering, and which KubeAdmiral policy binds which object."""
+"""Override rules, pure: every input form becomes one, bad input is refused with the fix, and a rule means
+the same in each engine's rendering (engines.karmada.overrides, engines.kubeadmiral.overrides, whose own
+tests are beside them)."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -10,6 +11,8 @@ __metaclass__ = type
 
 import pytest
 
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada import overrides as ko
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.kubeadmiral import overrides as ao
 from ansible_collections.multicloud.federation.plugins.module_utils.federalize import overrides as fo
 
 # The inventory's members: the host b-host is cluster cluster-b in the federation.
@@ -122,26 +125,16 @@ COLLECTION_RULE = {"target_clusters": ["b-host"], "annotations": {"a/b": "1"}, "
                    "json_patch": [{"op": "replace", "path": "/spec/replicas", "value": 2}]}
 
 
-def test_karmada_overriders():
-    rendered = fo.karmada_override_rules(fo.normalize_rules([COLLECTION_RULE], MEMBERS))
-    assert rendered == [{"targetCluster": {"clusterNames": ["cluster-b"]}, "overriders": {
-        "imageOverrider": [{"component": "Registry", "operator": "replace", "value": "cr.volces.com"}],
-        "labelsOverrider": [{"operator": "add", "value": {"tier": "web"}}],
-        "annotationsOverrider": [{"operator": "add", "value": {"a/b": "1"}},
-                                 {"operator": "remove", "value": {"old/x": ""}}],
-        "plaintext": [{"operator": "replace", "path": "/spec/replicas", "value": 2}]}}]
-
-
 def test_the_runbooks_jsonpatch_is_karmadas_plaintext():
     rules = fo.normalize_rules([runbook_rule({"operator": "add", "path": LB_NAME, "value": "clb-web"})], MEMBERS)
-    assert fo.karmada_override_rules(rules) == [{"targetCluster": {"clusterNames": ["cluster-b"]}, "overriders": {
+    assert ko.karmada_override_rules(rules) == [{"targetCluster": {"clusterNames": ["cluster-b"]}, "overriders": {
         "plaintext": [{"operator": "add", "path": LB_NAME, "value": "clb-web"}]}}]
-    assert fo.kubeadmiral_override_rules(rules) == [{"targetClusters": {"clusters": ["cluster-b"]}, "overriders": {
+    assert ao.kubeadmiral_override_rules(rules) == [{"targetClusters": {"clusters": ["cluster-b"]}, "overriders": {
         "jsonpatch": [{"operator": "add", "path": LB_NAME, "value": "clb-web"}]}}]
 
 
 def test_kubeadmiral_overriders_set_and_remove_map_keys_by_json_patch():
-    rendered = fo.kubeadmiral_override_rules(fo.normalize_rules([COLLECTION_RULE], MEMBERS))
+    rendered = ao.kubeadmiral_override_rules(fo.normalize_rules([COLLECTION_RULE], MEMBERS))
     assert rendered == [{"targetClusters": {"clusters": ["cluster-b"]}, "overriders": {
         "image": [{"operations": [{"imageComponent": "Registry", "operator": "overwrite", "value": "cr.volces.com"}]}],
         "jsonpatch": [
@@ -156,10 +149,10 @@ def test_kubeadmiral_overriders_set_and_remove_map_keys_by_json_patch():
 def test_kubeadmiral_has_no_image_add():
     rules = fo.normalize_rules([{"target_clusters": ["cluster-a"], "image": [
         {"component": "Tag", "operator": "add", "value": "-debug", "predicate": {"path": "/spec/image"}}]}], MEMBERS)
-    assert fo.karmada_override_rules(rules)[0]["overriders"]["imageOverrider"][0]["predicate"] == {"path": "/spec/image"}
+    assert ko.karmada_override_rules(rules)[0]["overriders"]["imageOverrider"][0]["predicate"] == {"path": "/spec/image"}
     with pytest.raises(fo.OverrideError, match=r"rules\[0\].image\[0\]: KubeAdmiral has no image operation like "
                                                r"Karmada's add \(which appends to the Tag\): use replace"):
-        fo.kubeadmiral_override_rules(rules)
+        ao.kubeadmiral_override_rules(rules)
 
 
 def test_karmadas_rules_as_written_are_the_rules_karmada_is_given():
@@ -167,10 +160,10 @@ def test_karmadas_rules_as_written_are_the_rules_karmada_is_given():
     imageOverrider, plaintext) means what the collection's form means: what the collection renders for
     Karmada reads back as the same rule, on either engine."""
     normalized = fo.normalize_rules([COLLECTION_RULE], MEMBERS)
-    karmadas = fo.karmada_override_rules(normalized)
+    karmadas = ko.karmada_override_rules(normalized)
     assert fo.normalize_rules(karmadas, MEMBERS) == normalized
-    assert fo.kubeadmiral_override_rules(fo.normalize_rules(karmadas, MEMBERS)) == \
-        fo.kubeadmiral_override_rules(normalized)
+    assert ao.kubeadmiral_override_rules(fo.normalize_rules(karmadas, MEMBERS)) == \
+        ao.kubeadmiral_override_rules(normalized)
 
 
 def karmada_rule(overriders, **target):
@@ -212,78 +205,3 @@ def test_karmada_rules_that_cannot_be_taken_are_refused(rule, message):
 
 def test_pointer_escaping():
     assert fo.escape_pointer("a/b~c") == "a~1b~0c"
-
-
-# --- KubeAdmiral: one policy per object ---------------------------------------------------------
-
-SVC = ("v1", "Service", "web")
-DEP = ("apps/v1", "Deployment", "web")
-LABEL = "kubeadmiral.io/override-policy-name"
-
-
-def plan(name, rules, selected, managed=None, foreign=(), bindings=None):
-    return fo.kubeadmiral_binding_plan(name, rules, selected, managed or {}, list(foreign),
-                                       bindings if bindings is not None else dict((r, None) for r in selected),
-                                       "demo", "OverridePolicy", LABEL)
-
-
-def test_a_first_rule_set_is_a_policy_of_its_name():
-    assert plan("lb", ["lb-rule"], [SVC]) == {
-        "policies": {"lb": {"rule_sets": {"lb": ["lb-rule"]}, "objects": [SVC]}},
-        "bind": {SVC: "lb"}, "unbind": [], "delete": []}
-
-
-def test_a_second_rule_set_on_the_same_object_merges_into_one_policy():
-    managed = {"lb": {"rule_sets": {"lb": ["lb-rule"]}, "objects": [SVC, DEP]}}
-    result = plan("image", ["image-rule"], [SVC], managed, bindings={SVC: "lb", DEP: "lb"})
-    assert result == {
-        "policies": {"image.lb": {"rule_sets": {"image": ["image-rule"], "lb": ["lb-rule"]}, "objects": [SVC]},
-                     "lb": {"rule_sets": {"lb": ["lb-rule"]}, "objects": [DEP]}},
-        "bind": {SVC: "image.lb"}, "unbind": [], "delete": []}
-
-
-def test_removing_a_rule_set_splits_the_merged_policy_back():
-    managed = {"image.lb": {"rule_sets": {"image": ["image-rule"], "lb": ["lb-rule"]}, "objects": [SVC]},
-               "lb": {"rule_sets": {"lb": ["lb-rule"]}, "objects": [DEP]}}
-    result = plan("image", None, [], managed, bindings={SVC: "image.lb", DEP: "lb"})
-    assert result == {"policies": {"lb": {"rule_sets": {"lb": ["lb-rule"]}, "objects": [DEP, SVC]}},
-                      "bind": {SVC: "lb"}, "unbind": [], "delete": ["image.lb"]}
-    gone = plan("lb", None, [], {"lb": {"rule_sets": {"lb": ["lb-rule"]}, "objects": [SVC]}}, bindings={SVC: "lb"})
-    assert gone == {"policies": {}, "bind": {}, "unbind": [SVC], "delete": ["lb"]}
-
-
-def test_a_rule_set_that_no_longer_selects_an_object_releases_it():
-    managed = {"lb": {"rule_sets": {"lb": ["old"]}, "objects": [SVC, DEP]}}
-    result = plan("lb", ["new"], [DEP], managed, bindings={SVC: "lb", DEP: "lb"})
-    assert result == {"policies": {"lb": {"rule_sets": {"lb": ["new"]}, "objects": [DEP]}},
-                      "bind": {}, "unbind": [SVC], "delete": []}
-
-
-def test_an_object_bound_to_a_policy_the_collection_does_not_manage_is_refused():
-    with pytest.raises(fo.OverrideError) as error:
-        plan("lb", ["lb-rule"], [SVC], foreign=["hand-made"], bindings={SVC: "hand-made"})
-    message = str(error.value)
-    assert "Service demo/web is already bound to OverridePolicy demo/hand-made (label %s=hand-made)" % LABEL in message
-    assert "move that policy's rules into the rules of lb" in message
-    assert "kubectl label service web -n demo %s-" % LABEL in message
-
-
-def test_a_policy_name_taken_by_a_policy_the_collection_does_not_manage_is_refused():
-    with pytest.raises(fo.OverrideError, match="OverridePolicy demo/lb exists and is not managed by this collection"):
-        plan("lb", ["lb-rule"], [SVC], foreign=["lb"])
-
-
-def test_merged_names_stay_label_values():
-    names = ["volc-service-override-%02d" % i for i in range(4)]
-    merged = fo.merged_policy_name(names)
-    assert len(merged) <= 63 and fo.NAME_PATTERN.match(merged)
-    assert merged != fo.merged_policy_name(names[:3]) and merged == fo.merged_policy_name(reversed(names))
-
-
-def test_a_managed_policy_records_its_rule_sets_and_objects():
-    policy = fo.kubeadmiral_policy("core.kubeadmiral.io/v1alpha1", "OverridePolicy", "image.lb", "demo",
-                                   {"rule_sets": {"lb": [{"r": 2}], "image": [{"r": 1}]}, "objects": [SVC]})
-    assert policy["spec"] == {"overrideRules": [{"r": 1}, {"r": 2}]}
-    assert policy["metadata"]["labels"] == {fo.MANAGED_BY_LABEL: fo.MANAGED_BY}
-    assert fo.policy_record(policy) == {"rule_sets": {"lb": [{"r": 2}], "image": [{"r": 1}]}, "objects": [SVC]}
-    assert fo.policy_record({"metadata": {"name": "hand-made"}}) is None

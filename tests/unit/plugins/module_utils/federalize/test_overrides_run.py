@@ -17,6 +17,7 @@ import yaml
 
 from ansible_collections.multicloud.federation.plugins.module_utils.engines import contract as fe
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada import engine as ke
+from ansible_collections.multicloud.federation.plugins.module_utils.engines.kubeadmiral import overrides as ao
 from ansible_collections.multicloud.federation.plugins.module_utils.federalize import overrides as fo
 
 from ansible_collections.multicloud.federation.tests.unit.fakes.cluster import FakeCluster
@@ -207,7 +208,7 @@ def test_kubeadmiral_labels_the_object_with_its_policy():
     policy = op(engine, "volc-service-override")
     assert policy["spec"] == {"overrideRules": [{"targetClusters": {"clusters": ["cluster-b"]}, "overriders": {
         "jsonpatch": [{"operator": "add", "path": LB_NAME, "value": "clb-web"}]}}]}
-    record = json.loads(policy["metadata"]["annotations"][fo.RULE_SETS_ANNOTATION])
+    record = json.loads(policy["metadata"]["annotations"][ao.RULE_SETS_ANNOTATION])
     assert record["objects"] == [["v1", "Service", "web"]]
     # The policy exists before the object points at it.
     kinds = [w[1] for w in real_writes(engine)]
