@@ -6,7 +6,8 @@
 - every relative link in README.md and docs/*.md points at a file of the checkout, and a ``#fragment`` at a heading
   of the Markdown file it names (GitHub's anchors); every docs/ page is linked from the README;
 - the plugin index lists every module and filter, each with its documentation's short_description;
-- the step table links every playbook and every role, and names only modules and filters that exist.
+- the step table links every playbook and every role, names only modules and filters that exist, and names for each
+  step the module_utils packages its modules import.
 """
 
 from __future__ import annotations
@@ -58,6 +59,30 @@ def links(path):
         for target in LINK.findall(line):
             if not re.match(r"^[a-z][a-z0-9+.-]*:", target):
                 yield target
+
+
+MODULE_UTILS = "ansible_collections.multicloud.federation.plugins.module_utils"
+ENGINE_PACKAGES = ("karmada", "kubeadmiral")
+
+
+def module_utils_packages(module):
+    """The packages of plugins/module_utils/ a module of this collection imports (``engines/<engine>`` for an
+    engine's own package); none for a name that is not one of its modules."""
+    path = ROOT / "plugins" / "modules" / ("%s.py" % module)
+    found = set()
+    if not path.is_file():
+        return found
+    for node in ast.walk(ast.parse(path.read_text())):
+        if not isinstance(node, ast.ImportFrom) or not (node.module or "").startswith(MODULE_UTILS + "."):
+            continue
+        parts = node.module[len(MODULE_UTILS) + 1:].split(".")
+        if parts[0] == "engines" and len(parts) > 1 and parts[1] in ENGINE_PACKAGES:
+            found.add("engines/" + parts[1])
+        elif parts == ["engines"]:
+            found.update("engines/" + alias.name if alias.name in ENGINE_PACKAGES else "engines" for alias in node.names)
+        else:
+            found.add(parts[0])
+    return found
 
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda page: str(page.relative_to(ROOT)))
@@ -113,16 +138,18 @@ def test_plugin_index_lists_every_module_and_filter_with_its_short_description()
 
 def test_step_table_links_every_playbook_and_role_and_names_only_existing_plugins():
     table = [line for line in section("Runbook steps: playbook, role, modules").splitlines() if line.startswith("| ")]
-    assert table[0].startswith("| runbook step | playbook | role | modules | filters |")
+    assert table[0].startswith("| runbook step | playbook | role | modules | module_utils | filters |")
     rows = [[cell.strip() for cell in line.strip("|").split(" | ")] for line in table[1:]]
-    assert all(len(row) == 5 for row in rows), [row for row in rows if len(row) != 5]
+    assert all(len(row) == 6 for row in rows), [row for row in rows if len(row) != 6]
     text = "\n".join(table)
     playbooks = sorted(path.stem for path in (ROOT / "playbooks").glob("*.yml"))
     roles = sorted(path.name for path in (ROOT / "roles").iterdir() if (path / "tasks").is_dir())
     assert sorted(set(re.findall(r"\]\(playbooks/(\w+)\.yml\)", text))) == playbooks
     assert sorted(set(re.findall(r"\]\(roles/(\w+)/README\.md\)", text))) == roles
-    for step, modules, filters in [(row[0], row[3], row[4]) for row in rows]:
+    for step, modules, packages, filters in [(row[0], row[3], row[4], row[5]) for row in rows]:
         modules, sources = (modules.split("; event source", 1) + [""])[:2]
+        used = sorted(set().union(*[module_utils_packages(name) for name in re.findall(r"`(\w+)`", modules)]))
+        assert re.findall(r"`([\w/]+)`", packages) == used, "%s: its modules import module_utils %s" % (step, used)
         for name in re.findall(r"`([\w.]+)`", modules):
             if name.startswith("kubernetes.core."):
                 spec = importlib.util.find_spec("ansible_collections.kubernetes.core.plugins.modules." + name.split(".")[-1])
