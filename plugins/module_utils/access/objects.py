@@ -123,17 +123,25 @@ def node_selector_term_matches(term, labels):
 
 
 def apply_patch(obj, patch):
-    """A copy of ``obj`` with a JSON merge patch applied (RFC 7386, as the apiserver does)."""
-    result = copy.deepcopy(obj)
-    _merge(result, patch)
-    return result
+    """``obj`` with the JSON merge patch ``patch`` applied, as a new value (``obj`` stays as it is).
+
+    RFC 7386 section 2, MergePatch(Target, Patch), to the letter: a patch that is not an object replaces the
+    target; an object patch merges into the target, or into ``{}`` where the target is not an object, so a
+    ``null`` member deletes its key and stands in no result at any depth. The apiserver drops those nulls
+    too (evanphx/json-patch merge.go: ``mergeDocs`` runs ``pruneNulls`` on a value it adds); it also drops
+    nulls inside objects in arrays, which the RFC keeps and this function keeps."""
+    return _merge_patch(copy.deepcopy(obj), patch)
 
 
-def _merge(target, patch):
-    for key, value in patch.items():
+def _merge_patch(target, patch):
+    """MergePatch(target, patch) of RFC 7386 section 2; changes ``target``'s objects in place."""
+    if not isinstance(patch, dict):
+        return copy.deepcopy(patch)
+    if not isinstance(target, dict):
+        target = {}
+    for name, value in patch.items():
         if value is None:
-            target.pop(key, None)
-        elif isinstance(value, dict) and isinstance(target.get(key), dict):
-            _merge(target[key], value)
+            target.pop(name, None)
         else:
-            target[key] = copy.deepcopy(value)
+            target[name] = _merge_patch(target.get(name), value)
+    return target

@@ -7,6 +7,8 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import copy
+
 import pytest
 
 from ansible_collections.multicloud.federation.plugins.module_utils.access.objects import (
@@ -19,6 +21,7 @@ from ansible_collections.multicloud.federation.plugins.module_utils.access.objec
     object_ref,
     without_server_fields,
 )
+from ansible_collections.multicloud.federation.tests.unit.fakes.cluster import merge_patch as fake_merge_patch
 
 
 def test_node_selector_terms():
@@ -76,3 +79,55 @@ def test_apply_patch_is_a_json_merge_patch():
     policy = {"spec": {"a": 1, "b": {"c": 2, "d": 3}}}
     assert apply_patch(policy, {"spec": {"a": None, "b": {"c": 4}, "e": [1]}}) == {"spec": {"b": {"c": 4, "d": 3}, "e": [1]}}
     assert policy == {"spec": {"a": 1, "b": {"c": 2, "d": 3}}}
+
+
+# RFC 7386 Appendix A "Example Test Cases" (the same table stands in RFC 7396, which obsoletes 7386):
+# (original, patch, result), in the RFC's order.
+RFC_7386_APPENDIX_A = [
+    ({"a": "b"}, {"a": "c"}, {"a": "c"}),
+    ({"a": "b"}, {"b": "c"}, {"a": "b", "b": "c"}),
+    ({"a": "b"}, {"a": None}, {}),
+    ({"a": "b", "b": "c"}, {"a": None}, {"b": "c"}),
+    ({"a": ["b"]}, {"a": "c"}, {"a": "c"}),
+    ({"a": "c"}, {"a": ["b"]}, {"a": ["b"]}),
+    ({"a": {"b": "c"}}, {"a": {"b": "d", "c": None}}, {"a": {"b": "d"}}),
+    ({"a": [{"b": "c"}]}, {"a": [1]}, {"a": [1]}),
+    (["a", "b"], ["c", "d"], ["c", "d"]),
+    ({"a": "b"}, ["c"], ["c"]),
+    ({"a": "foo"}, None, None),
+    ({"a": "foo"}, "bar", "bar"),
+    ({"e": None}, {"a": 1}, {"e": None, "a": 1}),
+    ([1, 2], {"a": "b", "c": None}, {"a": "b"}),
+    ({}, {"a": {"bb": {"ccc": None}}}, {"a": {"bb": {}}}),
+]
+RFC_CASE_IDS = ["rfc7386-A-%d" % number for number in range(1, len(RFC_7386_APPENDIX_A) + 1)]
+
+
+@pytest.mark.parametrize("original,patch,result", RFC_7386_APPENDIX_A, ids=RFC_CASE_IDS)
+def test_apply_patch_passes_the_rfc_7386_appendix_a_cases(original, patch, result):
+    before = copy.deepcopy(original)
+    assert apply_patch(original, patch) == result
+    assert original == before
+
+
+@pytest.mark.parametrize("original,patch,result", RFC_7386_APPENDIX_A, ids=RFC_CASE_IDS)
+def test_the_fake_clusters_merge_patch_agrees_with_apply_patch(original, patch, result):
+    # FakeCluster.patch has its own RFC 7386 implementation (tests/unit/fakes/cluster.py): both must give the
+    # RFC's result, so neither can drift from the other.
+    assert fake_merge_patch(copy.deepcopy(original), patch) == apply_patch(original, patch) == result
+
+
+def test_nulls_inside_an_object_the_target_lacks_are_dropped():
+    # RFC 7386 section 2: a patch object merges into {} where the target has no object, so its nulls delete
+    # nothing and do not stand in the result (the old code copied {"b": None} in as is).
+    assert apply_patch({"kind": "x"}, {"spec": {"a": 1, "b": None}}) == {"kind": "x", "spec": {"a": 1}}
+
+
+def test_an_object_replaces_a_scalar_without_its_nulls():
+    assert apply_patch({"spec": "text"}, {"spec": {"a": {"b": 1}, "c": None}}) == {"spec": {"a": {"b": 1}}}
+
+
+def test_a_null_at_depth_two_is_dropped_where_the_target_has_no_object():
+    patch = {"spec": {"placement": {"clusters": ["m1"], "spread": None}}}
+    assert apply_patch({"spec": {"replicas": 2}}, patch) == {"spec": {"replicas": 2, "placement": {"clusters": ["m1"]}}}
+    assert apply_patch({"spec": {"placement": {"spread": 1}}}, patch) == {"spec": {"placement": {"clusters": ["m1"]}}}
