@@ -191,17 +191,14 @@ member_version_supported:
   sample: false
 """
 
-import copy
-
 from ansible_collections.kubernetes.core.plugins.module_utils.ansiblemodule import AnsibleModule
-from ansible_collections.kubernetes.core.plugins.module_utils.args_common import AUTH_ARG_SPEC
 from ansible_collections.kubernetes.core.plugins.module_utils.k8s.core import AnsibleK8SModule
 from ansible_collections.multicloud.federation.plugins.module_utils.access import cluster as cluster_access
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.contract import (
-    ENGINE_ARG_SPEC,
     ENGINES,
     SUPPORTED_MEMBER_VERSIONS,
     EngineError,
+    engine_module_argspec,
     member_version_warning,
     wait_for_members_serving,
 )
@@ -210,18 +207,17 @@ from ansible_collections.multicloud.federation.plugins.module_utils.kubeconfig.c
 
 
 def argspec():
-    spec = copy.deepcopy(AUTH_ARG_SPEC)
-    spec.update(copy.deepcopy(ENGINE_ARG_SPEC))
-    spec.update(federation=dict(type="bool", default=False), request_timeout=dict(type="int", default=15),
-                member_of_engine=dict(type="str", choices=list(ENGINES)), cluster_name=dict(type="str"),
-                kinds=dict(type="list", elements="dict", default=[],
-                           options=dict(api_version=dict(type="str", required=True), kind=dict(type="str", required=True))),
-                override_rule_sets_in=dict(type="list", elements="str", default=[]),
-                wait_for_members=dict(type="dict", options=dict(
-                    api_version=dict(type="str", required=True), kind=dict(type="str", required=True),
-                    clusters=dict(type="list", elements="str", required=True),
-                    timeout=dict(type="int", default=120))))
-    return spec
+    return engine_module_argspec(
+        federation=dict(type="bool", default=False), request_timeout=dict(type="int", default=15),
+        member_of_engine=dict(type="str", choices=list(ENGINES)), cluster_name=dict(type="str"),
+        kinds=dict(type="list", elements="dict", default=[],
+                   options=dict(api_version=dict(type="str", required=True), kind=dict(type="str", required=True))),
+        override_rule_sets_in=dict(type="list", elements="str", default=[]),
+        wait_for_members=dict(type="dict", options=dict(
+            api_version=dict(type="str", required=True), kind=dict(type="str", required=True),
+            clusters=dict(type="list", elements="str", required=True),
+            timeout=dict(type="int", default=120))),
+    )
 
 
 def main():

@@ -226,7 +226,6 @@ notes:
 import copy
 
 from ansible_collections.kubernetes.core.plugins.module_utils.ansiblemodule import AnsibleModule
-from ansible_collections.kubernetes.core.plugins.module_utils.args_common import AUTH_ARG_SPEC
 from ansible_collections.kubernetes.core.plugins.module_utils.k8s.core import AnsibleK8SModule
 
 from ansible_collections.multicloud.federation.plugins.module_utils.access.cluster import (
@@ -236,8 +235,8 @@ from ansible_collections.multicloud.federation.plugins.module_utils.access.clust
     connect_control_plane,
 )
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.contract import (
-    ENGINE_ARG_SPEC,
     EngineError,
+    engine_module_argspec,
 )
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.detect import federation_engine
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada import DEFAULT_KARMADA_VERSION
@@ -246,9 +245,7 @@ from ansible_collections.multicloud.federation.plugins.module_utils.failover.run
 
 
 def argspec():
-    args = copy.deepcopy(AUTH_ARG_SPEC)
-    args.update(copy.deepcopy(ENGINE_ARG_SPEC))
-    args.update(
+    return engine_module_argspec(
         members=dict(copy.deepcopy(MEMBER_ACCESS_SPEC), required=True),
         workloads=dict(type="list", elements="dict", default=[], options=dict(
             api_version=dict(type="str", required=True), kind=dict(type="str", required=True),
@@ -269,7 +266,6 @@ def argspec():
         wait_sleep=dict(type="int", default=1, aliases=["poll_interval"], deprecated_aliases=[
             dict(name="poll_interval", version="1.0.0", collection_name="multicloud.federation")]),
     )
-    return args
 
 
 def main():

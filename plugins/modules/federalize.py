@@ -213,9 +213,6 @@ import copy
 from ansible_collections.kubernetes.core.plugins.module_utils.ansiblemodule import (
     AnsibleModule,
 )
-from ansible_collections.kubernetes.core.plugins.module_utils.args_common import (
-    AUTH_ARG_SPEC,
-)
 from ansible_collections.kubernetes.core.plugins.module_utils.k8s.core import (
     AnsibleK8SModule,
 )
@@ -228,8 +225,8 @@ from ansible_collections.multicloud.federation.plugins.module_utils.access.clust
 )
 from ansible_collections.multicloud.federation.plugins.module_utils.access.objects import SelectorError
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.contract import (
-    ENGINE_ARG_SPEC,
     EngineError,
+    engine_module_argspec,
 )
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.detect import federation_engine
 from ansible_collections.multicloud.federation.plugins.module_utils.federalize.adoption import (
@@ -242,9 +239,7 @@ from ansible_collections.multicloud.federation.plugins.module_utils.federalize.o
 
 
 def argspec():
-    args = copy.deepcopy(AUTH_ARG_SPEC)
-    args.update(copy.deepcopy(ENGINE_ARG_SPEC))
-    args.update(
+    return engine_module_argspec(
         source_cluster=dict(type="str", required=True),
         members=dict(copy.deepcopy(MEMBER_ACCESS_SPEC), required=True),
         namespace=dict(type="str"),
@@ -268,7 +263,6 @@ def argspec():
         wait_timeout=dict(type="int", default=300),
         settle_seconds=dict(type="int", default=5),
     )
-    return args
 
 
 def main():

@@ -148,9 +148,6 @@ import copy
 from ansible_collections.kubernetes.core.plugins.module_utils.ansiblemodule import (
     AnsibleModule,
 )
-from ansible_collections.kubernetes.core.plugins.module_utils.args_common import (
-    AUTH_ARG_SPEC,
-)
 from ansible_collections.kubernetes.core.plugins.module_utils.k8s.core import (
     AnsibleK8SModule,
 )
@@ -162,8 +159,8 @@ from ansible_collections.multicloud.federation.plugins.module_utils.access.clust
     connect_member,
 )
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.contract import (
-    ENGINE_ARG_SPEC,
     EngineError,
+    engine_module_argspec,
 )
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.detect import federation_engine
 from ansible_collections.multicloud.federation.plugins.module_utils.federalize.adoption import (
@@ -178,9 +175,7 @@ from ansible_collections.multicloud.federation.plugins.module_utils.federalize.p
 
 
 def argspec():
-    args = copy.deepcopy(AUTH_ARG_SPEC)
-    args.update(copy.deepcopy(ENGINE_ARG_SPEC))
-    args.update(
+    return engine_module_argspec(
         policy_name=dict(type="str", required=True),
         namespace=dict(type="str"),
         clusters=dict(type="list", elements="str", required=True),
@@ -190,7 +185,6 @@ def argspec():
         members=dict(copy.deepcopy(MEMBER_ACCESS_SPEC), default=[]),
         wait_timeout=dict(type="int", default=300),
     )
-    return args
 
 
 def main():

@@ -186,7 +186,6 @@ waited:
 import copy
 
 from ansible_collections.kubernetes.core.plugins.module_utils.ansiblemodule import AnsibleModule
-from ansible_collections.kubernetes.core.plugins.module_utils.args_common import AUTH_ARG_SPEC
 from ansible_collections.kubernetes.core.plugins.module_utils.k8s.core import AnsibleK8SModule
 
 from ansible_collections.multicloud.federation.plugins.module_utils.access.cluster import (
@@ -201,8 +200,8 @@ from ansible_collections.multicloud.federation.plugins.module_utils.applications
     write_report,
 )
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.contract import (
-    ENGINE_ARG_SPEC,
     EngineError,
+    engine_module_argspec,
     require_united_deployment,
 )
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.detect import federation_engine
@@ -210,9 +209,7 @@ from ansible_collections.multicloud.federation.plugins.module_utils.engines.karm
 
 
 def argspec():
-    args = copy.deepcopy(AUTH_ARG_SPEC)
-    args.update(copy.deepcopy(ENGINE_ARG_SPEC))
-    args.update(
+    return engine_module_argspec(
         name=dict(type="str", required=True),
         namespace=dict(type="str", default="default"),
         api_version=dict(type="str", default="apps.kruise.io/v1alpha1"),
@@ -225,7 +222,6 @@ def argspec():
             dict(name="poll_interval", version="1.0.0", collection_name="multicloud.federation")]),
         report_dir=dict(type="path"),
     )
-    return args
 
 
 def report(module, result, problems, waited):

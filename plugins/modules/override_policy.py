@@ -195,7 +195,6 @@ bindings:
 import copy
 
 from ansible_collections.kubernetes.core.plugins.module_utils.ansiblemodule import AnsibleModule
-from ansible_collections.kubernetes.core.plugins.module_utils.args_common import AUTH_ARG_SPEC
 from ansible_collections.kubernetes.core.plugins.module_utils.k8s.core import AnsibleK8SModule
 from ansible_collections.multicloud.federation.plugins.module_utils.access.cluster import (
     MEMBER_ACCESS_SPEC,
@@ -204,8 +203,8 @@ from ansible_collections.multicloud.federation.plugins.module_utils.access.clust
     connect_control_plane,
 )
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.contract import (
-    ENGINE_ARG_SPEC,
     EngineError,
+    engine_module_argspec,
 )
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.detect import federation_engine
 from ansible_collections.multicloud.federation.plugins.module_utils.federalize.overrides import (
@@ -215,9 +214,7 @@ from ansible_collections.multicloud.federation.plugins.module_utils.federalize.o
 
 
 def argspec():
-    args = copy.deepcopy(AUTH_ARG_SPEC)
-    args.update(copy.deepcopy(ENGINE_ARG_SPEC))
-    args.update(
+    return engine_module_argspec(
         state=dict(type="str", choices=["present", "absent"], default="present"),
         name=dict(type="str"),
         namespace=dict(type="str"),
@@ -227,7 +224,6 @@ def argspec():
         members=dict(copy.deepcopy(MEMBER_ACCESS_SPEC), default=[]),
         allow_missing=dict(type="bool", default=False),
     )
-    return args
 
 
 def main():

@@ -118,10 +118,7 @@ applications:
        name: ud-propagation}, strategy: StaticWeight, member_replicas: {idc1: 2, test-ucs: 4}, warnings: []}
 """
 
-import copy
-
 from ansible_collections.kubernetes.core.plugins.module_utils.ansiblemodule import AnsibleModule
-from ansible_collections.kubernetes.core.plugins.module_utils.args_common import AUTH_ARG_SPEC
 from ansible_collections.kubernetes.core.plugins.module_utils.k8s.core import AnsibleK8SModule
 
 from ansible_collections.multicloud.federation.plugins.module_utils.access.cluster import (
@@ -134,8 +131,8 @@ from ansible_collections.multicloud.federation.plugins.module_utils.applications
     validate_on_federation,
 )
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.contract import (
-    ENGINE_ARG_SPEC,
     EngineError,
+    engine_module_argspec,
     require_united_deployment,
 )
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.detect import federation_engine
@@ -143,15 +140,12 @@ from ansible_collections.multicloud.federation.plugins.module_utils.engines.karm
 
 
 def argspec():
-    args = copy.deepcopy(AUTH_ARG_SPEC)
-    args.update(copy.deepcopy(ENGINE_ARG_SPEC))
-    args.update(
+    return engine_module_argspec(
         definition=dict(type="dict"),
         definitions=dict(type="list", elements="dict"),
         karmada_version=dict(type="str"),
         allow_absolute_subset_replicas=dict(type="bool", default=False),
     )
-    return args
 
 
 OUTCOME_FIELDS = ("operation", "policy", "strategy", "member_replicas")

@@ -163,10 +163,7 @@ waited:
   type: float
 """
 
-import copy
-
 from ansible_collections.kubernetes.core.plugins.module_utils.ansiblemodule import AnsibleModule
-from ansible_collections.kubernetes.core.plugins.module_utils.args_common import AUTH_ARG_SPEC
 from ansible_collections.kubernetes.core.plugins.module_utils.k8s.core import AnsibleK8SModule
 
 from ansible_collections.multicloud.federation.plugins.module_utils.access.cluster import (
@@ -176,17 +173,15 @@ from ansible_collections.multicloud.federation.plugins.module_utils.access.clust
 )
 from ansible_collections.multicloud.federation.plugins.module_utils.applications.rebalance import WorkloadRebalance
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.contract import (
-    ENGINE_ARG_SPEC,
     EngineError,
+    engine_module_argspec,
 )
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.detect import federation_engine
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada import DEFAULT_KARMADA_VERSION
 
 
 def argspec():
-    args = copy.deepcopy(AUTH_ARG_SPEC)
-    args.update(copy.deepcopy(ENGINE_ARG_SPEC))
-    args.update(
+    return engine_module_argspec(
         name=dict(type="str", required=True),
         namespace=dict(type="str", default="default"),
         api_version=dict(type="str", default="apps.kruise.io/v1alpha1"),
@@ -197,7 +192,6 @@ def argspec():
         wait_sleep=dict(type="int", default=3, aliases=["poll_interval"], deprecated_aliases=[
             dict(name="poll_interval", version="1.0.0", collection_name="multicloud.federation")]),
     )
-    return args
 
 
 def main():

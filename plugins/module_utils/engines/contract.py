@@ -17,6 +17,9 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import copy
+
+from ansible_collections.kubernetes.core.plugins.module_utils.args_common import AUTH_ARG_SPEC
 from ansible_collections.multicloud.federation.plugins.module_utils.access.cluster import poll
 
 AUTO = "auto"
@@ -44,6 +47,16 @@ ENGINE_ARG_SPEC = dict(engine=dict(type="str", choices=[AUTO] + list(ENGINES), d
 SUPPORTED_MEMBER_VERSIONS = {
     KUBEADMIRAL: ((1, 16), (1, 24)),
 }
+
+
+def engine_module_argspec(**options):
+    """The argument spec of a module that works on a federation host through its engine: copies of
+    kubernetes.core's access options (``AUTH_ARG_SPEC``, the doc fragment kubernetes.core.k8s_auth_options)
+    and of ``ENGINE_ARG_SPEC``, then the module's own ``options``."""
+    spec = copy.deepcopy(AUTH_ARG_SPEC)
+    spec.update(copy.deepcopy(ENGINE_ARG_SPEC))
+    spec.update(options)
+    return spec
 
 
 def member_version_warning(engine, cluster, server_version):

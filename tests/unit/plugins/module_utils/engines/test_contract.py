@@ -1,8 +1,8 @@
 # -*- coding: utf-8 -*-
 # Copyright (c) multicloud.federation contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""What the engine contract keeps for every engine: the supported member versions, the one judge of
-"member known and Ready", waiting until the members serve a kind."""
+"""What the engine contract keeps for every engine: the engine-aware modules' argument spec, the supported
+member versions, the one judge of "member known and Ready", waiting until the members serve a kind."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -10,6 +10,7 @@ __metaclass__ = type
 
 import pytest
 
+from ansible_collections.kubernetes.core.plugins.module_utils.args_common import AUTH_ARG_SPEC
 from ansible_collections.multicloud.federation.plugins.module_utils.engines import contract as fe
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.karmada.engine import KarmadaEngine, cluster_summary
 from ansible_collections.multicloud.federation.plugins.module_utils.engines.kubeadmiral.engine import KubeAdmiralEngine
@@ -19,6 +20,25 @@ from ansible_collections.multicloud.federation.tests.unit.fakes.cluster import F
 
 KARMADA = KarmadaEngine(FakeCluster())
 FAILOVER_NOTE = "If its cloud is lost, playbooks/failover.yml evacuates it (its share then runs in the other members)"
+
+
+# --- the argument spec of an engine-aware module ---------------------------------------------------
+
+def test_engine_module_argspec_is_the_access_options_the_engine_and_the_modules_own():
+    spec = fe.engine_module_argspec(name=dict(type="str", required=True), engine=dict(type="str"))
+    assert set(spec) == set(AUTH_ARG_SPEC) | {"engine", "name"}
+    assert spec["kubeconfig"] == AUTH_ARG_SPEC["kubeconfig"] and spec["name"] == dict(type="str", required=True)
+    assert spec["engine"] == dict(type="str")  # a module's own option wins, as dict.update does
+    engine = dict(type="str", choices=["auto", "karmada", "kubeadmiral"], default="auto")
+    assert fe.engine_module_argspec()["engine"] == engine
+
+
+def test_engine_module_argspec_hands_out_copies():
+    spec = fe.engine_module_argspec()
+    spec["engine"]["choices"].append("other")
+    spec["kubeconfig"]["type"] = "str"
+    assert fe.ENGINE_ARG_SPEC["engine"]["choices"] == ["auto", "karmada", "kubeadmiral"]
+    assert fe.engine_module_argspec()["kubeconfig"] == AUTH_ARG_SPEC["kubeconfig"] != spec["kubeconfig"]
 
 
 # --- supported member versions ----------------------------------------------------------------
