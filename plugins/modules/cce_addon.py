@@ -126,10 +126,9 @@ addon:
            cluster_id: 4a2b..., status: installing, message: ""}
 """
 
-from ansible.module_utils.basic import AnsibleModule, missing_required_lib
+from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.multicloud.federation.plugins.module_utils.huaweicloud import client as hwc
 from ansible_collections.multicloud.federation.plugins.module_utils.huaweicloud.cce_addon import ensure_addon
-from ansible_collections.multicloud.federation.plugins.module_utils.huaweicloud.errors import HuaweiCloudError
 
 AUTH_TOKEN_REMOVED = (
     "auth_token (an IAM token) is no longer supported: the add-on is installed through Huawei Cloud's SDK, which "
@@ -151,27 +150,23 @@ def argument_spec():
     return spec
 
 
+def run(module, client):
+    p = module.params
+    result = ensure_addon(client, p["cluster_id"], p["name"], version=p["version"], values=p["values"],
+                          check_mode=module.check_mode)
+    for warning in result.pop("warnings"):
+        module.warn(warning)
+    result.update(installed=result["action"] == "install", updated=result["action"] == "update")
+    module.exit_json(**result)
+
+
 def main():
     module = AnsibleModule(
         argument_spec=argument_spec(),
         required_together=hwc.HUAWEICLOUD_REQUIRED_TOGETHER,
         supports_check_mode=True,
     )
-    p = module.params
-    if p["auth_token"]:
-        module.fail_json(msg=AUTH_TOKEN_REMOVED)
-    if not hwc.HAS_HUAWEICLOUD_SDK:
-        module.fail_json(msg=missing_required_lib(hwc.SDK_REQUIREMENT), exception=hwc.SDK_IMPORT_ERROR)
-    try:
-        client = hwc.cce_client(p)
-        result = ensure_addon(client, p["cluster_id"], p["name"], version=p["version"], values=p["values"],
-                              check_mode=module.check_mode)
-    except HuaweiCloudError as exc:
-        module.fail_json(msg=str(exc), **exc.result())
-    for warning in result.pop("warnings"):
-        module.warn(warning)
-    result.update(installed=result["action"] == "install", updated=result["action"] == "update")
-    module.exit_json(**result)
+    hwc.execute(module, run, hwc.cce_client, AUTH_TOKEN_REMOVED if module.params["auth_token"] else None)
 
 
 if __name__ == "__main__":

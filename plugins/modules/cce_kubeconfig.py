@@ -158,17 +158,9 @@ def main():
         required_together=hwc.HUAWEICLOUD_REQUIRED_TOGETHER,
         supports_check_mode=True,
     )
-    refusal = ck.duration_error(module.params["duration"])
-    if refusal:
-        module.fail_json(msg=refusal)
-    if not hwc.HAS_HUAWEICLOUD_SDK:
-        module.fail_json(msg=missing_required_lib(hwc.SDK_REQUIREMENT), exception=hwc.SDK_IMPORT_ERROR)
     if not kc.HAS_YAML:
         module.fail_json(msg=missing_required_lib("PyYAML"))
-    try:
-        run(module, hwc.cce_client(module.params))
-    except HuaweiCloudError as exc:
-        module.fail_json(msg=str(exc), **exc.result())
+    hwc.execute(module, run, hwc.cce_client, ck.duration_error(module.params["duration"]))
 
 
 if __name__ == "__main__":

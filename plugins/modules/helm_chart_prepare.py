@@ -114,19 +114,8 @@ from ansible_collections.multicloud.federation.plugins.module_utils.helm.chart i
     kube_version_removal,
     prepared_files,
     read_chart,
+    read_tree,
 )
-
-
-def read_dest(dest):
-    if not os.path.isdir(dest):
-        return {}
-    files = {}
-    for root, dirs, names in os.walk(dest):
-        for name in names:
-            path = os.path.join(root, name)
-            with open(path, "rb") as handle:
-                files[os.path.relpath(path, dest).replace(os.sep, "/")] = handle.read()
-    return files
 
 
 def write_dest(dest, wanted, current):
@@ -171,7 +160,7 @@ def main():
         module.fail_json(msg="cannot use the chart: %s" % exc)
     remove, reason = kube_version_removal(params["remove_kube_version"], meta["kubeVersion"], params["server_version"])
     wanted = prepared_files(files, remove)
-    current = read_dest(params["dest"]) if params["dest"] else wanted
+    current = read_tree(params["dest"]) if params["dest"] else wanted
     differing = sorted(rel for rel in set(wanted) | set(current) if wanted.get(rel) != current.get(rel))
     if differing and not module.check_mode:
         if not os.path.isdir(params["dest"]):

@@ -123,7 +123,7 @@ def main():
     refusal = None
     if p["wait_timeout"] < 0 or p["wait_sleep"] < 1:
         refusal = "wait_timeout must be 0 or more and wait_sleep 1 or more seconds"
-    ucs.execute(module, run, refusal or ucs.fleet_name_error(p["fleet"]))
+    hwc.execute(module, run, hwc.ucs_client, refusal or ucs.fleet_name_error(p["fleet"]))
 
 
 if __name__ == "__main__":

@@ -187,7 +187,7 @@ def main():
     p = module.params
     if not kc.HAS_YAML:
         module.fail_json(msg=missing_required_lib("PyYAML"))
-    ucs.execute(module, run, ucs.federation_duration_error(p["duration"]) or ucs.fleet_name_error(p["fleet"]))
+    hwc.execute(module, run, hwc.ucs_client, ucs.federation_duration_error(p["duration"]) or ucs.fleet_name_error(p["fleet"]))
 
 
 if __name__ == "__main__":

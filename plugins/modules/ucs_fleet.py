@@ -139,7 +139,7 @@ def run(module, client):
 def main():
     module = AnsibleModule(argument_spec=argument_spec(), required_together=hwc.HUAWEICLOUD_REQUIRED_TOGETHER,
                            supports_check_mode=True)
-    ucs.execute(module, run, ucs.fleet_name_error(module.params["name"]))
+    hwc.execute(module, run, hwc.ucs_client, ucs.fleet_name_error(module.params["name"]))
 
 
 if __name__ == "__main__":

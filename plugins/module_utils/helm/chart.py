@@ -148,6 +148,12 @@ def read_chart_directory(directory):
     """Files of an unpacked chart directory, by relative path."""
     if not os.path.isfile(os.path.join(directory, "Chart.yaml")):
         raise ChartSourceError("%s has no Chart.yaml" % directory)
+    return read_tree(directory)
+
+
+def read_tree(directory):
+    """Every file below ``directory``, {relative path with "/": bytes}; {} when there is no such directory
+    (helm_chart_prepare's destination before its first run)."""
     files = {}
     for root, dirs, names in os.walk(directory):
         dirs.sort()

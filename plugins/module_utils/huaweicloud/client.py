@@ -155,6 +155,17 @@ def _check_endpoints(params):
             raise HuaweiCloudError("%s: %s" % (name, refusal))
 
 
+def _builder(client_class, credentials, creds, params):
+    """A ``client_class`` builder with ``credentials`` (given the security token and the IAM endpoint when
+    set) and the HTTP config, the SDK's logger quieted: what cce_client and ucs_client share."""
+    if creds["security_token"]:
+        credentials.with_security_token(creds["security_token"])
+    if params.get("iam_endpoint"):
+        credentials.with_iam_endpoint(params["iam_endpoint"])
+    _quiet_sdk_logger(client_class)
+    return client_class.new_builder().with_http_config(http_config(params)).with_credentials(credentials)
+
+
 def cce_region(params, environ=None):
     """The CCE region: the option, else HUAWEICLOUD_SDK_REGION, else None."""
     environ = os.environ if environ is None else environ
@@ -174,12 +185,7 @@ def cce_client(params, environ=None):
         raise HuaweiCloudError("no project id: give project_id (or HUAWEICLOUD_SDK_PROJECT_ID), or region so "
                                "that it is looked up in IAM")
     credentials = BasicCredentials(creds["access_key"], creds["secret_key"], creds["project_id"])
-    if creds["security_token"]:
-        credentials.with_security_token(creds["security_token"])
-    if params.get("iam_endpoint"):
-        credentials.with_iam_endpoint(params["iam_endpoint"])
-    _quiet_sdk_logger(CceClient)
-    builder = CceClient.new_builder().with_http_config(http_config(params)).with_credentials(credentials)
+    builder = _builder(CceClient, credentials, creds, params)
     if region_id:
         builder = builder.with_region(_region(CceRegion, region_id, endpoint, "CCE"))
     else:
@@ -193,14 +199,25 @@ def ucs_client(params, environ=None):
     """UcsClient (global) with GlobalCredentials (domain), at ``endpoint`` when given."""
     _check_endpoints(params)
     creds = resolve_credentials(params, environ)
-    credentials = GlobalCredentials(creds["access_key"], creds["secret_key"], creds["domain_id"])
-    if creds["security_token"]:
-        credentials.with_security_token(creds["security_token"])
-    if params.get("iam_endpoint"):
-        credentials.with_iam_endpoint(params["iam_endpoint"])
     region = _region(UcsRegion, params.get("region") or UCS_DEFAULT_REGION, params.get("endpoint"), "UCS")
-    _quiet_sdk_logger(UcsClient)
-    builder = UcsClient.new_builder().with_http_config(http_config(params)).with_credentials(credentials)
+    credentials = GlobalCredentials(creds["access_key"], creds["secret_key"], creds["domain_id"])
+    builder = _builder(UcsClient, credentials, creds, params)
     # With no domain id, build() asks IAM for it (GET /v3/auth/domains).
     with sdk_call("IAM domain look-up", iam_action="iam:users:getUser"):
         return builder.with_region(region).build()
+
+
+def execute(module, run, connect, refusal=None):
+    """A Huawei Cloud module's main() after AnsibleModule: ``refusal`` (a message, checked before any call),
+    the SDK, then ``run(module, connect(module.params))`` (``connect``: cce_client or ucs_client) with its
+    HuaweiCloudError as the task's failure."""
+    from ansible.module_utils.basic import missing_required_lib
+
+    if refusal:
+        module.fail_json(msg=refusal)
+    if not HAS_HUAWEICLOUD_SDK:
+        module.fail_json(msg=missing_required_lib(SDK_REQUIREMENT), exception=SDK_IMPORT_ERROR)
+    try:
+        run(module, connect(module.params))
+    except HuaweiCloudError as exc:
+        module.fail_json(msg=str(exc), **exc.result())

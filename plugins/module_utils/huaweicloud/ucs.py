@@ -103,21 +103,6 @@ def argument_spec(**options):
     return spec
 
 
-def execute(module, run, refusal=None):
-    """A ucs_* module's main() after AnsibleModule: ``refusal`` (checked before any call), the SDK, then
-    ``run(module, client)`` with its HuaweiCloudError as the task's failure."""
-    from ansible.module_utils.basic import missing_required_lib
-
-    if refusal:
-        module.fail_json(msg=refusal)
-    if not hwc.HAS_HUAWEICLOUD_SDK:
-        module.fail_json(msg=missing_required_lib(hwc.SDK_REQUIREMENT), exception=hwc.SDK_IMPORT_ERROR)
-    try:
-        run(module, hwc.ucs_client(module.params))
-    except HuaweiCloudError as exc:
-        module.fail_json(msg=str(exc), **exc.result())
-
-
 def fleet_name_error(name):
     if name and FLEET_NAME.match(name):
         return None

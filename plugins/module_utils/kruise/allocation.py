@@ -170,6 +170,14 @@ def _check_spec_replicas(spec_replicas):
     return spec_replicas
 
 
+def _check_subsets(subsets):
+    if subsets is None:
+        return []
+    if not isinstance(subsets, list):
+        raise KruiseAllocationError("spec.topology.subsets must be a list, got %r" % (subsets,))
+    return subsets
+
+
 def _check_int_or_string(subset, key, index):
     value = subset.get(key)
     if value is None or _is_int(value) or isinstance(value, str):
@@ -198,10 +206,7 @@ def validate_topology(spec_replicas, subsets, schedule_strategy=None, update_str
     expected = _check_spec_replicas(spec_replicas)
     if spec_replicas is not None and spec_replicas < 0:
         errors.append(FieldError(FieldError.INVALID, "spec.replicas", "must be greater than or equal to 0", spec_replicas))
-    if subsets is None:
-        subsets = []
-    if not isinstance(subsets, list):
-        raise KruiseAllocationError("spec.topology.subsets must be a list, got %r" % (subsets,))
+    subsets = _check_subsets(subsets)
     errors.extend(_validate_subset_replicas(expected, subsets, path))
 
     schedule_type, _strategy = _schedule_type(schedule_strategy)
@@ -331,10 +336,7 @@ def allocate(spec_replicas, subsets, current=None, schedule_strategy=None):
     Raises KruiseAllocationError with the allocator's message when it refuses the spec.
     """
     expected = _check_spec_replicas(spec_replicas)
-    if subsets is None:
-        subsets = []
-    if not isinstance(subsets, list):
-        raise KruiseAllocationError("spec.topology.subsets must be a list, got %r" % (subsets,))
+    subsets = _check_subsets(subsets)
     current = current or {}
     if not isinstance(current, dict):
         raise KruiseAllocationError("current must be a mapping of subset name to its workload's replicas")

@@ -44,15 +44,11 @@ CLUSTER_SCOPED = FakeCluster.CLUSTER_SCOPED + ("FederatedCluster", "FederatedTyp
 CONTROL_PLANE_APIS = MEMBER_APIS + tuple((API, kind) for kind in (
     "FederatedCluster", "FederatedTypeConfig", "PropagationPolicy", "ClusterPropagationPolicy", "FederatedObject",
     "ClusterFederatedObject", "CollectedStatus", "ClusterCollectedStatus"))
-APP_RESOURCES = [
-    {"api_version": "apps/v1", "kind": "Deployment", "names": ["fed-dp-01", "fed-dp-02"]},
-    {"api_version": "v1", "kind": "Service", "names": ["fed-service-01"]},
-]
 
 
 def federalize_options(**overrides):
     """The federalize module's options for the runbook's application on cluster-a (no waiting)."""
-    return federalize_world.federalize_options(**dict(dict(source_cluster=SOURCE, resources=APP_RESOURCES), **overrides))
+    return federalize_world.federalize_options(**dict(dict(source_cluster=SOURCE), **overrides))
 
 
 def federated_cluster(name, joined=True, ready=True):

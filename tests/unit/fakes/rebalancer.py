@@ -21,6 +21,7 @@ from ansible_collections.multicloud.federation.plugins.module_utils.engines.karm
     REBALANCER_API,
     binding_name,
 )
+from ansible_collections.multicloud.federation.tests.unit.fakes.cluster import FakeTime
 from ansible_collections.multicloud.federation.tests.unit.fakes.federation import control_plane
 
 TEMPLATE_API = "apps.kruise.io/v1alpha1"
@@ -47,15 +48,14 @@ def set_split(cluster, split, scheduled_at=None):
     cluster.store[cluster._key(*BINDING)] = binding
 
 
-class FakeKarmada(object):
-    """A fake clock and, at each pause, one step of each controller that has work: after
+class FakeKarmada(FakeTime):
+    """A fake clock (FakeTime) and, at each pause, one step of each controller that has work: after
     ``controller_delay`` seconds the workloadRebalancer controller, ``scheduler_delay`` seconds later
     the scheduler, which schedules ``rescheduled_split``. A controller of ``None`` delay never runs."""
 
     def __init__(self, cluster, controller_delay=1, scheduler_delay=1, rescheduled_split=None):
+        super(FakeKarmada, self).__init__()
         self.cluster = cluster
-        self.now = 0.0
-        self.pauses = []
         self.controller_delay, self.scheduler_delay = controller_delay, scheduler_delay
         self.rescheduled_split = rescheduled_split or BALANCED
         self.created_at = {}
@@ -70,12 +70,8 @@ class FakeKarmada(object):
             return original_create(body, dry_run=dry_run)
         cluster.create = create
 
-    def clock(self):
-        return self.now
-
     def sleep(self, seconds):
-        self.pauses.append(round(seconds, 3))
-        self.now += seconds
+        super(FakeKarmada, self).sleep(seconds)
         self.step()
 
     def step(self):

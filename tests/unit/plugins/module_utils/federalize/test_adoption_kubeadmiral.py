@@ -18,13 +18,14 @@ from ansible_collections.multicloud.federation.plugins.module_utils.engines.kube
 from ansible_collections.multicloud.federation.plugins.module_utils.federalize.objects import FederalizeError
 
 from ansible_collections.multicloud.federation.tests.unit.fakes.federalize_world import (
+    APP_RESOURCES,
     FEDERALIZE_CREATES,
     NAMESPACE,
     federalize,
     federalize_in_check_mode,
     refused,
 )
-from ansible_collections.multicloud.federation.tests.unit.fakes.kubeadmiral_world import APP_RESOURCES, SOURCE, TARGET, KubeAdmiralWorld
+from ansible_collections.multicloud.federation.tests.unit.fakes.kubeadmiral_world import SOURCE, TARGET, KubeAdmiralWorld
 
 ADOPT_IN_SOURCE = {"kubeadmiral.io/conflict-resolution": "adopt",
                    "kubeadmiral.io/clusters-to-adopt": json.dumps({"clusters": [SOURCE]}, separators=(",", ":"))}

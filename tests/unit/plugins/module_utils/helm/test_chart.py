@@ -22,6 +22,7 @@ from ansible_collections.multicloud.federation.plugins.module_utils.helm.chart i
     prepared_files,
     read_chart,
     read_chart_archive,
+    read_tree,
     remove_kube_version,
 )
 
@@ -148,3 +149,11 @@ def test_a_local_chart_is_read_from_a_directory_or_an_archive(tmp_path):
     assert read_chart(str(tmp_path / "kruise-1.8.3.tgz")) == files
     with pytest.raises(ChartSourceError, match="does not exist"):
         read_chart(str(tmp_path / "missing"))
+
+
+def test_read_tree_gives_every_file_by_relative_path_and_nothing_for_a_missing_directory(tmp_path):
+    (tmp_path / "dest" / "templates" / "crds").mkdir(parents=True)
+    (tmp_path / "dest" / "values.yaml").write_bytes(b"a: 1\n")
+    (tmp_path / "dest" / "templates" / "crds" / "c.yaml").write_bytes(b"kind: C\n")
+    assert read_tree(str(tmp_path / "dest")) == {"values.yaml": b"a: 1\n", "templates/crds/c.yaml": b"kind: C\n"}
+    assert read_tree(str(tmp_path / "missing")) == {} and read_tree(str(tmp_path / "dest" / "values.yaml")) == {}

@@ -130,6 +130,53 @@ def test_ucs_is_global_and_signs_with_the_domain(cloud):
     assert "x-domain-id" in ucs["signed_headers"]
 
 
+@pytest.mark.parametrize("make", [hwc.cce_client, hwc.ucs_client])
+def test_both_clients_send_the_security_token(cloud, make):
+    cloud.route("GET", "/v1/managedclusters", (200, {"kind": "List", "apiVersion": "v1", "items": []}))
+    cloud.route("GET", "/api/v3/addons", EMPTY_ADDONS)
+    client = make(options(cloud, security_token="TemporarySecurityToken0001"))
+    if make is hwc.ucs_client:
+        with sdk_call("UCS list_managed_clusters"):
+            client.list_managed_clusters(ListManagedClustersRequest())
+    else:
+        list_addons(client)
+    request = cloud.requests[-1]
+    assert request["signature_ok"], request["why"]
+    assert request["headers"]["x-security-token"] == "TemporarySecurityToken0001"
+
+
+class RecordingModule(object):
+    def __init__(self, **params):
+        self.params = params
+        self.failures = []
+
+    def fail_json(self, **result):
+        self.failures.append(result)
+        raise SystemExit(1)
+
+
+def test_execute_refuses_before_it_connects_then_reports_the_error_of_run(monkeypatch):
+    connected = []
+    with pytest.raises(SystemExit):
+        hwc.execute(RecordingModule(a=1), None, connected.append, refusal="duration must be 1 to 1825")
+    assert connected == []
+
+    monkeypatch.setattr(hwc, "HAS_HUAWEICLOUD_SDK", False)
+    module = RecordingModule()
+    with pytest.raises(SystemExit):
+        hwc.execute(module, None, connected.append)
+    assert "huaweicloudsdk" in module.failures[0]["msg"] and connected == []
+
+    def run(module, client):
+        raise HuaweiCloudError("cluster %s not found" % client, status=404, error_code="CCE.01", request_id="r1")
+
+    monkeypatch.setattr(hwc, "HAS_HUAWEICLOUD_SDK", True)
+    module = RecordingModule(cluster_id="c1")
+    with pytest.raises(SystemExit):
+        hwc.execute(module, run, lambda params: params["cluster_id"])
+    assert module.failures == [{"msg": "cluster c1 not found", "status": 404, "error_code": "CCE.01", "request_id": "r1"}]
+
+
 def test_tls_is_verified(cloud):
     other = HuaweiCloudEndpoint({AK: SK}).start()  # another CA
     try:
