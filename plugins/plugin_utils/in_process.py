@@ -81,6 +81,21 @@ except ImportError:
 from ansible_collections.kubernetes.core.plugins.module_utils.k8s import core as _k8s_core  # noqa: F401 pylint: disable=unused-import
 from ansible_collections.kubernetes.core.plugins.module_utils.k8s import runner as _k8s_runner  # noqa: F401 pylint: disable=unused-import
 from ansible_collections.multicloud.federation.plugins.module_utils.access import cluster as cluster_access  # noqa: F401 pylint: disable=unused-import
+# ansible-core's own filters, which a worker that templates a filter would import again otherwise, and with
+# them ansible.utils.encrypt, whose import runs ``ldconfig -p`` to find libcrypt (the plugin loader takes a
+# plugin already in sys.modules under its name, ansible.plugins.filter.core).
+import ansible.plugins.filter.core  # noqa: F401 pylint: disable=unused-import
+# What kubernetes.core's modules and ansible-core's argument encoding import when they run, in every worker
+# otherwise (the JSON profiles are private to ansible-core: their absence changes nothing).
+import ansible.utils.version  # noqa: F401 pylint: disable=unused-import
+try:
+    import jsonpatch  # noqa: F401 pylint: disable=unused-import
+except ImportError:
+    pass
+try:
+    from ansible.module_utils._internal._json._profiles import _module_legacy_c2m, _module_legacy_m2c  # noqa: F401 pylint: disable=unused-import
+except ImportError:
+    pass
 
 display = Display()
 
@@ -126,6 +141,14 @@ class InProcessExecution:
                      'passed the in-process checks (module result parsed as %s)'
                      % (module_name, ansible_core_version, run.parsed_as), host=self._play_context.remote_addr)
         return self._run_in_process(run)
+
+    def _early_needs_tmp_path(self):
+        """No remote temporary directory before the run. An action plugin that says it transfers files
+        (kubernetes.core's k8s and k8s_info, for their src and template options, which they read on the
+        controller) has ActionBase.run make one first: three shell commands, and one more to remove it, for
+        each task and host. A module run in the worker needs none; one run as its own process has
+        ActionBase._execute_module make it, as for any action plugin that transfers nothing."""
+        return False
 
     def _out_of_process_reason(self, task_vars):
         """Why this task's module must run as its own process, or None when it need not."""
