@@ -61,16 +61,20 @@ def controller_cpu() -> float:
 def profile_summary(profile: dict) -> dict:
     """Task count, each step's (play's) wall time, and the slowest tasks (the longest host's time)."""
     rows = profile["tasks"]
-    steps: dict[str, list[float]] = defaultdict(list)
+    # Each play's span; plays of the same name (the run lock's, one pair per writing playbook) add up.
+    plays: dict[tuple[int, str], list[float]] = defaultdict(list)
     tasks: dict[tuple[str, str], float] = defaultdict(float)
     for row in rows:
-        steps[row["play"]] += [row["start"], row["end"]]
+        plays[(row.get("play_number", 0), row["play"])] += [row["start"], row["end"]]
         key = (row["role"] or row["play"], row["task"])
         tasks[key] = max(tasks[key], row["end"] - row["start"])
+    steps: dict[str, float] = defaultdict(float)
+    for (_number, play), times in plays.items():
+        steps[play] += max(times) - min(times)
     return {
-        "tasks": len({(row["play"], row["role"], row["task"]) for row in rows}),
+        "tasks": len({(row.get("play_number", 0), row["play"], row["role"], row["task"]) for row in rows}),
         "task_host_results": len(rows),
-        "steps": {play: round(max(times) - min(times), 1) for play, times in steps.items()},
+        "steps": {play: round(seconds, 1) for play, seconds in steps.items()},
         "slowest_tasks": [{"role": role, "task": task, "seconds": round(seconds, 1)}
                           for (role, task), seconds in sorted(tasks.items(), key=lambda item: -item[1])[:15]],
     }

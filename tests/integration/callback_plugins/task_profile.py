@@ -35,6 +35,8 @@ class CallbackModule(CallbackBase):
         super().__init__(display)
         self._origin = time.monotonic()
         self._play = ""
+        # Plays of the same name (each writing playbook's run lock plays) are told apart by their number.
+        self._play_number = 0
         self._started: dict[tuple[str, str], float] = {}
         self._rows: list[dict] = []
 
@@ -43,6 +45,7 @@ class CallbackModule(CallbackBase):
 
     def v2_playbook_on_play_start(self, play):
         self._play = play.get_name()
+        self._play_number += 1
 
     def v2_runner_on_start(self, host, task):
         self._started[(task._uuid, host.get_name())] = self._now()
@@ -52,6 +55,7 @@ class CallbackModule(CallbackBase):
         end = self._now()
         self._rows.append({
             "play": self._play,
+            "play_number": self._play_number,
             "role": task._role.get_name(include_role_fqcn=False) if task._role else "",
             "task": task.get_name(),
             "action": task.action,
