@@ -7,7 +7,7 @@ the first run's alone: the second changed nothing and said who holds the lock an
 first converged (0 changed) and released the lock. A check-mode run alongside is not refused (it
 writes nothing) but warns that what it reports may change. A run whose ansible-playbook process was
 killed leaves the lock held; the next run on this machine sees the process gone, takes the lock over
-with a warning and converges.
+with a warning and converges. A run limited to one member takes the lock too, and releases it.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import pytest
 from tests.integration.playbook_runner import PlaybookRecordError, run_playbook, side_by_side, stack_inventory
 from tests.integration.secret_scan import assert_no_secret_printed, stack_secrets
 
-# Printed once the kruise play's pre_tasks took the lock: the run holds it from here on.
+# Printed once playbooks/run_lock/take.yml took the lock: the run holds it from here on.
 MARKER = "TASK [multicloud.federation.kruise : Install or upgrade the OpenKruise Helm release]"
 LOCK = ("coordination.k8s.io/v1", "Lease", "multicloud-federation-run", "kube-system")
 
@@ -95,3 +95,20 @@ def test_a_killed_runs_lock_is_taken_over_by_the_next_run_on_this_machine(stack,
     assert "its ansible-playbook process on this machine has ended" in said
     assert rerun.changed == 0, rerun.describe()
     assert lock_holder(stack) is None
+
+
+def test_a_run_limited_to_one_member_takes_and_releases_the_lock(stack, converged_karmada):  # pylint: disable=unused-argument
+    """--limit to one member: the take play (playbooks/run_lock/take.yml) still matches a host, and its
+    tasks, delegated to the federation host, take the Lease; the release play gives it back."""
+    held = []
+
+    def read_the_lease_at_marker(line, _proc):
+        if MARKER in line and not held:
+            held.append(lock_holder(stack))
+    run = run_playbook("playbooks/kruise.yml", stack_inventory(stack.env), env=stack.env, limit="idc1",
+                       on_line=read_the_lease_at_marker)
+    assert held, f"the run never reached {MARKER!r}:\n{run.describe()}"
+    assert held[0], "a run limited to idc1 did not hold the run lock while it installed OpenKruise"
+    assert {task.host for task in run.task_results() if task.role == "kruise"} == {"idc1"}, run.describe()
+    assert run.returncode == 0 and run.changed == 0, run.describe()
+    assert lock_holder(stack) is None, "a run limited to idc1 did not release the run lock"

@@ -33,6 +33,7 @@ import logging
 import os
 import traceback
 
+from ansible.module_utils.basic import missing_required_lib
 from ansible_collections.multicloud.federation.plugins.module_utils.huaweicloud.errors import (
     HuaweiCloudError,
     sdk_call,
@@ -211,8 +212,6 @@ def execute(module, run, connect, refusal=None):
     """A Huawei Cloud module's main() after AnsibleModule: ``refusal`` (a message, checked before any call),
     the SDK, then ``run(module, connect(module.params))`` (``connect``: cce_client or ucs_client) with its
     HuaweiCloudError as the task's failure."""
-    from ansible.module_utils.basic import missing_required_lib
-
     if refusal:
         module.fail_json(msg=refusal)
     if not HAS_HUAWEICLOUD_SDK:
