@@ -16,10 +16,13 @@ from ansible_collections.multicloud.federation.plugins.module_utils.drift.report
 )
 
 
-def drift_rows(entries, cluster, step, results):
+def drift_rows(entries, cluster, step, results=None):
     if not isinstance(entries, list) or not all(isinstance(entry, dict) for entry in entries):
         raise AnsibleFilterError("drift_rows expects a list of {task, object, masked} entries, got %s"
                                  % type(entries).__name__)
+    if results is None:
+        # A role's published result (<role>_results): each entry carries its own.
+        results = [entry.get("result") or {} for entry in entries]
     if not isinstance(results, list):
         raise AnsibleFilterError("drift_rows: results must be the list of registered results, got %s"
                                  % type(results).__name__)

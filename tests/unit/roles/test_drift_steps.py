@@ -1,9 +1,9 @@
 """playbooks/drift.yml sees every change a step would make.
 
-The drift role (roles/drift) runs each step's role with the ``check_mode`` keyword and reads the
-results its writing tasks register (``__drift_runbook_steps`` in roles/drift/vars/main.yml). A
-writing task that registers nothing, or whose result the table does not list, would change a cluster
-without the report ever naming it. And since the keyword does not set ``ansible_check_mode`` (it
+The drift role (roles/drift) runs each step's role (``__drift_runbook_steps`` in roles/drift/vars/main.yml)
+with the ``check_mode`` keyword and reads the result the role publishes, ``<role>_results`` in the role's
+vars/main.yml: the results its writing tasks register. A writing task that registers nothing, or whose
+result the role does not publish, would change a cluster without the report ever naming it. And since the keyword does not set ``ansible_check_mode`` (it
 follows the command line's --check only), a role that decided on it would wait, in the drift
 evaluation, for objects a check-mode task never created: roles take check mode from the
 ``check_mode`` their cluster_info task returns instead.
@@ -11,6 +11,7 @@ evaluation, for objects a check-mode task never created: roles take check mode f
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -28,6 +29,26 @@ WRITING_MODULES = {
     "multicloud.federation.override_policy", "multicloud.federation.cce_addon",
     "multicloud.federation.workload_rebalance", "multicloud.federation.helm_release_recover",
 }
+
+
+# How a published entry reads its task's registered result.
+RESULT = re.compile(r"^\{\{ (__\w+) \| default\(\{\}\) \}\}$")
+
+
+def published(role: str) -> list[dict]:
+    """The role's <role>_results: one entry per writing task ([] when the role writes nothing)."""
+    path = ROLES / role / "vars" / "main.yml"
+    return (yaml.safe_load(path.read_text()) if path.exists() else {}).get(f"{role}_results", [])
+
+
+def published_vars(role: str) -> list[str]:
+    """The registered variable each published entry reads."""
+    found = []
+    for entry in published(role):
+        match = RESULT.match(entry.get("result", ""))
+        assert match, f"role {role}: {entry.get('task')!r} must read its result as '{{{{ __<var> | default({{}}) }}}}'"
+        found.append(match.group(1))
+    return found
 
 
 def tasks_of(tasks: list | None):
@@ -49,19 +70,19 @@ def writing_tasks(role: str):
 
 
 @pytest.mark.parametrize("step", sorted(STEPS))
-def test_every_writing_task_of_a_step_is_in_the_drift_table(step):
-    listed = {entry["var"] for entry in STEPS[step]["results"]}
+def test_every_writing_task_of_a_step_is_published_by_its_role(step):
     role = STEPS[step]["role"]
+    listed = set(published_vars(role))
     unlisted = [(name, task.get("name"), task.get("register")) for name, task in writing_tasks(role)
                 if task.get("register") not in listed]
     assert not unlisted, f"role {role}: writing tasks whose results drift.yml does not read: {unlisted}"
 
 
 @pytest.mark.parametrize("step", sorted(STEPS))
-def test_every_result_in_the_drift_table_is_registered_by_its_role(step):
+def test_every_published_result_is_registered_by_its_role(step):
     role = STEPS[step]["role"]
     registered = {task.get("register") for _name, task in role_tasks(role)}
-    missing = [entry["var"] for entry in STEPS[step]["results"] if entry["var"] not in registered]
+    missing = [var for var in published_vars(role) if var not in registered]
     assert not missing, f"role {role} registers none of {missing}"
 
 

@@ -74,6 +74,5 @@ def test_the_role_and_drift_know_the_annotation_of_a_policy_failover_yml_is_fail
     """The step leaves a policy with failover.yml's staging annotation as it is, and drift reports it: both read
     the annotation the Karmada engine writes."""
     assert VARS["__propagation_policy_failback_annotation"] == FAILBACK_ANNOTATION
-    steps = yaml.safe_load((ROOT / "roles" / "drift" / "vars" / "main.yml").read_text())["__drift_runbook_steps"]
-    (step,) = [s for s in steps if s["step"] == "propagation_policy"]
-    assert [e["annotated"] for e in step["results"] if e.get("annotated")] == [FAILBACK_ANNOTATION]
+    assert [e["annotated"] for e in VARS["propagation_policy_results"] if e.get("annotated")] == \
+        ["{{ __propagation_policy_failback_annotation }}"]

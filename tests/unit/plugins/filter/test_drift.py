@@ -31,6 +31,15 @@ def test_rows_report_and_markdown_chain():
         " (object) | `absent` | `present` |" in markdown
 
 
+def test_a_published_result_carries_each_entrys_result():
+    """A role's <role>_results: each entry holds its registered result, and the rows are those of the two lists."""
+    published = FILTERS["drift_rows"]([{"task": "webhooks", "result": {"results": [DELETE]}}, {"task": "none"}],
+                                      "karmada", "federation_webhooks")
+    assert published == FILTERS["drift_rows"]([{"task": "webhooks"}, {"task": "none"}], "karmada",
+                                              "federation_webhooks", [{"results": [DELETE]}, {}])
+    assert [row["field"] for row in published] == ["(object)"]
+
+
 def test_bad_input_says_what_is_expected():
     with pytest.raises(AnsibleFilterError, match="list of"):
         FILTERS["drift_rows"]({"task": "x"}, "karmada", "s", [])
