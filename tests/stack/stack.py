@@ -168,7 +168,7 @@ class Stack(EngineChoice):
         registered first and waited on last: they join while karmadactl works."""
         host = comps.api(KUBEADMIRAL) if self.kubeadmiral else None
         if host and self.join:
-            self._register_kubeadmiral_members(host, pki)
+            self._register_kubeadmiral_members(host, pki, timeout)
         elif host:
             self._leave_kubeadmiral_unregistered(host, timeout)
         if self.karmada:
@@ -389,7 +389,11 @@ class Stack(EngineChoice):
         karmadactl = str(self.layout.binary("karmadactl"))
         gone = lost.names(self.state)
         for m in self.members:
-            if karmada.get(f"/apis/cluster.karmada.io/v1alpha1/clusters/{m.name}") is not None:
+            path = f"/apis/cluster.karmada.io/v1alpha1/clusters/{m.name}"
+            if m.name not in gone:
+                self._wait_out_deletion(karmada, path, f"{m.name} from Karmada", timeout,
+                                        self.components.karmada_controller_manager())
+            if karmada.get(path) is not None:
                 continue
             if m.name in gone:
                 say(f"  not joining {m.name}: it is lost")
@@ -424,10 +428,31 @@ class Stack(EngineChoice):
             return True, ""
         self._wait(ready, "member Clusters Ready", timeout, self.components.karmada_controller_manager())
 
-    def _register_kubeadmiral_members(self, host: Api, pki: Pki) -> None:
+    def _wait_out_deletion(self, api: Api, path: str, what: str, timeout: float, spec: ProcessSpec) -> None:
+        """A member's registration deleted earlier and not gone yet (an unjoin a stopped stack or a killed
+        run left half done: a deletionTimestamp, its controller's finalizer still on) still answers GET
+        and may even say Ready, until its controller removes it. Joining must wait it out, or the member
+        is skipped as joined and then disappears under the tests."""
+        found = api.get(path)
+        if found is None or not found["metadata"].get("deletionTimestamp"):
+            return
+        say(f"  unjoining {what} was left half done (deleted at {found['metadata']['deletionTimestamp']}): "
+            "waiting for it to finish, then joining again")
+
+        def deleted():
+            left = api.get(path)
+            if left is None:
+                return True, ""
+            return False, f"still there, finalizers {left['metadata'].get('finalizers') or []}"
+        self._wait(deleted, f"the unjoin of {what} to finish", timeout, spec)
+
+    def _register_kubeadmiral_members(self, host: Api, pki: Pki, timeout: float) -> None:
         """Each member's Secret and FederatedCluster (docs/cluster-joining.md); the controller joins it."""
         ca, cert, key = pki.ca_pem(), pki.crt("admin").read_bytes(), pki.key("admin").read_bytes()
         for m in self.components.kubeadmiral_members:
+            if m.name not in lost.names(self.state):
+                self._wait_out_deletion(host, f"{FEDERATED_CLUSTERS}/{m.name}", f"{m.name} from KubeAdmiral", timeout,
+                                        self.components.kubeadmiral_controller_manager())
             if host.get(f"{FEDERATED_CLUSTERS}/{m.name}") is None:
                 say(f"  joining {m.name} to KubeAdmiral")
             host.apply(manifests.kubeadmiral_member_secret(m, ca, cert, key))

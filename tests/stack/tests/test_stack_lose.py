@@ -23,6 +23,7 @@ from tests.stack.kubeapi import Api
 from tests.stack.stack import Stack
 from tests.stack.state import REPO_ROOT, StatePaths
 from tests.stack.supervisor import LOOP_SECONDS, _kubelet_tick
+from tests.stack.tests.stack_support import running_stack
 from tests.stack.topology import INTERNAL_ADDRESS
 
 MEMBER = "idc1"
@@ -84,11 +85,7 @@ def status_rows() -> tuple[int, list[dict]]:
 
 @pytest.fixture(scope="module", name="stack")
 def stack_fixture():
-    stack = Stack.load()
-    if not stack.karmada or not processes.is_running(processes.read_record(stack.state, f"{MEMBER}.kube-apiserver")):
-        pytest.skip("needs the local stack with Karmada running (python -m tests.stack up)")
-    if stack.lost:
-        pytest.fail(f"members are lost already: {sorted(stack.lost)} (python -m tests.stack restore ...)")
+    stack = running_stack(f"{MEMBER}.kube-apiserver")
     yield stack
     if MEMBER in stack.lost:
         cli("restore", MEMBER)
