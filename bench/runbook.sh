@@ -27,6 +27,11 @@ done
 # kubeVersion line goes; kruise-system must not be propagated to the members.
 cp -r "$MCF_BENCH_CHART" "$work/kruise"
 sed -i '/^kubeVersion:/d' "$work/kruise/Chart.yaml"
+# As the runbook writes it: created, then labelled. Between the two commands Karmada's namespace sync
+# makes Works that copy kruise-system to every member (they fail while the member's Helm release owns
+# its kruise-system, and recreate it once that release is gone); the kruise_control_plane role creates
+# the namespace with the label. tests/integration/kruise_support.remove_kruise deletes this namespace
+# before the members' releases for that reason.
 kubectl "${fed[@]}" create namespace kruise-system
 kubectl "${fed[@]}" label namespace kruise-system namespace.karmada.io/skip-auto-propagation=true
 helm --kubeconfig "$MCF_FEDERATION_KUBECONFIG" --kube-context federation install kruise "$work/kruise" \

@@ -68,6 +68,13 @@ def remove_kruise(stack: StackInfo) -> None:
     if "kruise" in helm_releases(karmada, "kruise-system", "-a"):
         # --no-hooks: the chart's pre-delete hook Job can never run on the control plane.
         karmada.helm("uninstall", "kruise", "-n", "kruise-system", "--no-hooks", "--wait")
+    # The control plane's namespace first: created, then labelled skip-auto-propagation (bench/runbook.sh
+    # does as the runbook says), Karmada has already made Works that copy it to every member. They fail
+    # while a member's Helm release owns its kruise-system, and recreate it the moment that release is
+    # uninstalled, so `helm uninstall --wait` would wait for a namespace that keeps coming back. Deleting
+    # the namespace here deletes its Works.
+    karmada.kubectl("delete", "namespace", "kruise-system", "--ignore-not-found", "--wait=false")
+    wait_for(lambda: not karmada.has("namespace", "kruise-system"), "kruise-system gone from karmada", timeout=120)
     for member in members:
         if "kruise" in helm_releases(member, "default", "-a"):
             member.helm("uninstall", "kruise", "-n", "default", "--wait")
