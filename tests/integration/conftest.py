@@ -141,7 +141,8 @@ def stack_info() -> StackInfo:
 def stack() -> StackInfo:
     """The stack whole, whatever an earlier run left: `up --join` (these tests need registered members even
     if the last `up` said --no-join; it also waits out an unjoin left half done, then joins again), and a
-    member a stopped run left lost (test_failover's outages, whose teardown did not run) restored."""
+    member a stopped run left lost (test_failover's outages, whose teardown did not run) restored, and
+    one it left evacuated failed back."""
     stack_cli("up", "--join")
     info = stack_info()
     left_lost = sorted(lost.names(StatePaths(info.state)))
@@ -150,7 +151,40 @@ def stack() -> StackInfo:
         stack_cli("restore", member)
     if left_lost:
         stack_cli("up", "--join")
+    fail_back_left_evacuations(info)
     return info
+
+
+# plugins/module_utils/failover/decision.py EVACUATED_TAINT_KEY: failover.yml's mark on an evacuated member.
+EVACUATED_TAINT_KEY = "multicloud.federation/evacuated"
+# The federations' member registrations, with the inventory failover.yml runs on for each.
+REGISTRATIONS = (("MCF_FEDERATION_KUBECONFIG", "karmada", "clusters.cluster.karmada.io", "MCF_STACK_INVENTORY"),
+                 ("MCF_KUBEADMIRAL_KUBECONFIG", "federation", "federatedclusters.core.kubeadmiral.io",
+                  "MCF_KUBEADMIRAL_INVENTORY"))
+
+
+def evacuated_members(info: StackInfo, kubeconfig: str, context: str, resource: str) -> list[str]:
+    found = Cluster("federation", Path(info.env[kubeconfig]), context, info.env).get(resource)
+    return sorted(item["metadata"]["name"] for item in found["items"]
+                  if any(taint.get("key") == EVACUATED_TAINT_KEY for taint in item["spec"].get("taints") or []))
+
+
+def fail_back_left_evacuations(info: StackInfo) -> None:
+    """A member a stopped failover test left evacuated (its teardown, which fails it back, did not run):
+    failover.yml fails it back, as a schedule would, before any test reads a split."""
+    # Imported here: failover_support runs playbooks (playbook_runner), and this file is the stack's.
+    from tests.integration.failover_support import passes_until  # pylint: disable=import-outside-toplevel
+
+    for kubeconfig, context, resource, inventory in REGISTRATIONS:
+        if kubeconfig not in info.env:
+            continue
+        left = evacuated_members(info, kubeconfig, context, resource)
+        if not left:
+            continue
+        print(f"[stack] {', '.join(left)} left evacuated by an earlier run: failing back", file=sys.stderr)
+        passes_until(info, {"failover_grace_seconds": 5, "failover_restore_seconds": 5, "failover_timeout": 300},
+                     lambda: not evacuated_members(info, kubeconfig, context, resource),  # pylint: disable=cell-var-from-loop
+                     f"fail back {', '.join(left)}", pause=5, inventory=Path(info.env[inventory]))
 
 
 @pytest.fixture(scope="session")
