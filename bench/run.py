@@ -115,14 +115,17 @@ def timed_playbook(stack: StackInfo, playbook: str, workdir: Path, extra_vars: d
 
 def karmada_pickup(stack: StackInfo) -> float:
     """Seconds from the UnitedDeployment's creation on Karmada to its ResourceBinding's (whole seconds:
-    the API's timestamps). Karmada's detector looks for new resource types every 30 s
-    (pkg/detector/detector.go, discoverResources(ctx, 30*time.Second), v1.18.2): a UnitedDeployment created
-    soon after Kruise's CRDs waits for that look, anything from 0 to 30 s, before anything is propagated.
-    Both site.yml and the script wait for it, at random; it is the cluster's time, not the controller's."""
+    the API's timestamps): until Karmada watches the kind, nothing is propagated. Karmada v1.18.2's detector
+    looks for new resource types every 30 s (pkg/detector/detector.go, discoverResources(ctx,
+    30*time.Second)); a watch it kept from an earlier CRD of the same name, as every bench round after the
+    first has (the log says "Setup informer for ...uniteddeployments" once per process), resumes after
+    client-go's reflector backoff (v0.35.3 tools/cache/reflector.go: 800 ms doubling up to 30 s, with
+    jitter). Both site.yml and the script wait for it, at random; it is the cluster's time, not the
+    controller's."""
     karmada = stack.karmada()
     application = karmada.get(*APPLICATION)
     kind, name, *namespace = APPLICATION
-    binding = karmada.get("resourcebinding.work.karmada.io", f"{name}-{kind.split('.')[0]}", *namespace)
+    binding = karmada.get("resourcebinding.work.karmada.io", f"{name}-{kind.split('.', maxsplit=1)[0]}", *namespace)
     created = [datetime.datetime.fromisoformat(obj["metadata"]["creationTimestamp"].replace("Z", "+00:00"))
                for obj in (application, binding)]
     return (created[1] - created[0]).total_seconds()
@@ -246,10 +249,11 @@ def markdown(result: dict) -> str:
                if "pickup_seconds" in run]
     if pickups:
         lines += ["", "## Karmada's pickup", "",
-                  "Seconds from the UnitedDeployment's creation to its ResourceBinding's: Karmada's detector looks for "
-                  "new resource types every 30 s, so a UnitedDeployment created soon after Kruise's CRDs waits 0 to 30 s, "
-                  "at random, before anything is propagated (bench/run.py karmada_pickup). The last column is each "
-                  "round's wall time less its own pickup (median).", "",
+                  "Seconds from the UnitedDeployment's creation to its ResourceBinding's: until Karmada watches the "
+                  "kind (its detector looks for new kinds every 30 s; a watch kept from an earlier round resumes after "
+                  "client-go's backoff, up to 30 s and jitter), nothing is propagated; the wait falls at random "
+                  "(bench/run.py karmada_pickup). The last column is each round's wall time less its own pickup "
+                  "(median).", "",
                   "| members | run | wall s (rounds) | pickup s (rounds) | wall less pickup s |", "|---|---|---|---|---|"]
         for members, name, run in pickups:
             lines.append(f"| {members} | {name} | {run['seconds']} ({', '.join(map(str, run['rounds']))}) | "

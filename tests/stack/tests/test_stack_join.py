@@ -91,7 +91,7 @@ def test_up_join_waits_out_a_half_done_unjoin_then_joins_again(karmada):
         assert up.poll() is None, f"up --join must still wait while the Cluster is held:\n{said}"
 
         karmada.merge_patch(CLUSTER, {"metadata": {"finalizers": None}})
-        rest, _ = up.communicate(timeout=UP_TIMEOUT)
+        rest = up.communicate(timeout=UP_TIMEOUT)[0]
     finally:
         if up.poll() is None:
             up.kill()
