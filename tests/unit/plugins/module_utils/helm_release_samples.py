@@ -38,7 +38,7 @@ def helm_data(document, compress=True):
     """data.release as the API returns it: base64 of Helm's base64(gzip(JSON))."""
     payload = json.dumps(document).encode()
     if compress:
-        payload = gzip.compress(payload)
+        payload = gzip.compress(payload, mtime=0)
     return base64.b64encode(base64.b64encode(payload)).decode()
 
 
