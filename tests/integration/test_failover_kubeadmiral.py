@@ -100,13 +100,9 @@ def test_a_drill_evacuates_by_the_taint_reports_and_leaves_the_federation_as_fou
     drill = failover(stack, dict(FAST, failover_drill="cluster-b", failover_drill_confirm=True,
                                  failover_report_dir=str(tmp_path)), inventory=inventory)
     report = json.loads((tmp_path / "failover-drill-cluster-b.json").read_text())
-    # Duplicated: cluster-a runs the full count throughout, so the RTO is only the time KubeAdmiral takes to drop
-    # cluster-b from the placement, which its scheduler can do before failover.yml's first look (a fresh-clone CI
-    # run reported 0.0 s, the evacuation's wait included); that cluster-b was evacuated shows in its replaced pods
-    # below. The failback ends once cluster-b's own copy is placed, synced and ready again (its CollectedStatus),
-    # so it takes the time cluster-b needs to start its pods.
-    assert report["member"] == "cluster-b" and report["rto_seconds"] >= 0 and report["failback_seconds"] > 0, report
-    assert report["evacuation"]["seconds"] <= report["rto_seconds"], report
+    # Duplicated: cluster-a runs the full count throughout; the failback ends once cluster-b's own copy is placed,
+    # synced and ready again (its CollectedStatus), so it takes the time cluster-b needs to start its pods.
+    assert report["member"] == "cluster-b" and report["rto_seconds"] > 0 and report["failback_seconds"] > 0, report
     assert "FederatedCluster" in report["mechanism"], report
     # Duplicated: cluster-a ran its 2 throughout.
     assert report["lowest_ready"][f"Deployment {NAMESPACE}/{NAME}"] >= 2, report
