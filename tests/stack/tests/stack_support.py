@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
+import requests
 
 from tests.stack import processes
 from tests.stack.stack import Stack
@@ -17,3 +20,19 @@ def running_stack(process: str) -> Stack:
     if stack.lost:
         pytest.fail(f"members are lost already: {sorted(stack.lost)} (python -m tests.stack restore ...)")
     return stack
+
+
+def wait_for(condition, what: str, timeout: float = 60, interval: float = 0.5):
+    """Until ``condition()`` is True; AssertionError naming its last answer (or error) after ``timeout``."""
+    deadline = time.monotonic() + timeout
+    last = None
+    while time.monotonic() < deadline:
+        try:
+            last = condition()
+        except (requests.RequestException, RuntimeError) as error:
+            last = error
+        else:
+            if last is True:
+                return
+        time.sleep(interval)
+    raise AssertionError(f"timed out after {timeout}s waiting for {what}; last: {str(last)[:1000]}")

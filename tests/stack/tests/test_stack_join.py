@@ -16,13 +16,12 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import time
 
 import pytest
 
 from tests.stack.components import KARMADA
 from tests.stack.state import REPO_ROOT
-from tests.stack.tests.stack_support import running_stack
+from tests.stack.tests.stack_support import running_stack, wait_for
 
 MEMBER = "idc1"
 CLUSTER = f"/apis/cluster.karmada.io/v1alpha1/clusters/{MEMBER}"
@@ -33,17 +32,6 @@ UP_TIMEOUT = 600
 def up_join() -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "tests.stack", "up", "--join"], cwd=REPO_ROOT, capture_output=True,
                           text=True, timeout=UP_TIMEOUT, check=False)
-
-
-def wait_for(condition, what: str, timeout: float = 180, interval: float = 0.5):
-    deadline = time.monotonic() + timeout
-    last = None
-    while time.monotonic() < deadline:
-        last = condition()
-        if last is True:
-            return
-        time.sleep(interval)
-    raise AssertionError(f"timed out after {timeout}s waiting for {what}; last: {str(last)[:1000]}")
 
 
 def ready(cluster: dict | None) -> bool:
@@ -87,7 +75,7 @@ def test_up_join_waits_out_a_half_done_unjoin_then_joins_again(karmada):
         def only_hold_left():
             held = karmada.get(CLUSTER)
             return held is not None and held["metadata"].get("finalizers") == [HOLD] or held
-        wait_for(only_hold_left, f"Karmada to finish its part of deleting {MEMBER} (only {HOLD} left)")
+        wait_for(only_hold_left, f"Karmada to finish its part of deleting {MEMBER} (only {HOLD} left)", timeout=180)
         assert up.poll() is None, f"up --join must still wait while the Cluster is held:\n{said}"
 
         karmada.merge_patch(CLUSTER, {"metadata": {"finalizers": None}})

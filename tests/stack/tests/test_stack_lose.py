@@ -23,7 +23,7 @@ from tests.stack.kubeapi import Api
 from tests.stack.stack import Stack
 from tests.stack.state import REPO_ROOT, StatePaths
 from tests.stack.supervisor import LOOP_SECONDS, _kubelet_tick
-from tests.stack.tests.stack_support import running_stack
+from tests.stack.tests.stack_support import running_stack, wait_for
 from tests.stack.topology import INTERNAL_ADDRESS
 
 MEMBER = "idc1"
@@ -43,21 +43,6 @@ def cli(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
 def ok(result: subprocess.CompletedProcess) -> str:
     assert result.returncode == 0, f"{result.args} exited {result.returncode}\n{result.stdout}\n{result.stderr}"
     return result.stdout
-
-
-def wait_for(condition, what: str, timeout: float = 60, interval: float = 0.5):
-    deadline = time.monotonic() + timeout
-    last = None
-    while time.monotonic() < deadline:
-        try:
-            last = condition()
-        except (requests.RequestException, RuntimeError) as error:
-            last = error
-        else:
-            if last is True:
-                return
-        time.sleep(interval)
-    raise AssertionError(f"timed out after {timeout}s waiting for {what}; last: {str(last)[:1000]}")
 
 
 def ready(pod: dict) -> bool:
