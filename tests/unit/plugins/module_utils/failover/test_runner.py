@@ -11,7 +11,8 @@ import pytest
 
 from ansible_collections.multicloud.federation.plugins.module_utils.failover import decision as d
 from ansible_collections.multicloud.federation.plugins.module_utils.failover.runner import Failover
-from ansible_collections.multicloud.federation.tests.unit.fakes.failover_world import Clock, Engine, Readiness, World
+from ansible_collections.multicloud.federation.tests.unit.fakes.failover_world import (
+    Clock, Engine, Readiness, WorkingClock, World)
 
 WORKLOAD = {"api_version": "apps.kruise.io/v1beta1", "kind": "UnitedDeployment", "name": "sample-ud",
             "namespace": "default"}
@@ -101,6 +102,18 @@ def test_a_drill_evacuates_and_fails_back_and_reports():
     assert result["rto_seconds"] > 0 and result["failback_seconds"] == 0
     assert result["lowest_ready"] == {REF: 6}
     assert result["replaced_pods"] == {"default": ["test-ucs-pod-0"]}
+
+
+def test_a_drill_the_others_recover_within_a_look_reports_its_rto_in_milliseconds_not_zero():
+    # KubeAdmiral's Duplicated on the stack: the others already run the full count, and the member is out of the
+    # placement by the first look, so the evacuation waits nothing and only the runner's own work is measured.
+    clock = WorkingClock()
+    world = World(clock)
+    world.ready["test-ucs"], world.running = True, {"idc1": 6, "test-ucs": 4}
+    result = failover(world, clock).drill("test-ucs", True)
+    assert result["evacuation"]["seconds"] == 0
+    assert 0 < result["rto_seconds"] < 0.1 and result["rto_seconds"] == round(result["rto_seconds"], 3)
+    assert result["lowest_ready"] == {REF: 6}
 
 
 def test_a_drill_without_confirmation_changes_nothing():
