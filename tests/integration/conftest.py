@@ -139,10 +139,15 @@ def stack_info() -> StackInfo:
 
 @pytest.fixture(scope="session")
 def stack() -> StackInfo:
-    """The stack whole, whatever an earlier run left: `up --join` (these tests need registered members even
-    if the last `up` said --no-join; it also waits out an unjoin left half done, then joins again), and a
-    member a stopped run left lost (test_failover's outages, whose teardown did not run) restored, and
-    one it left evacuated failed back."""
+    """The stack whole, whatever an earlier run left (whole_stack)."""
+    return whole_stack()
+
+
+def whole_stack() -> StackInfo:
+    """The stack whole, whatever an earlier run left (of the tests or the bench): `up --join` (these tests
+    need registered members even if the last `up` said --no-join; it also waits out an unjoin left half done,
+    then joins again), and a member a stopped run left lost (test_failover's outages, whose teardown did not
+    run) restored, and one it left evacuated failed back."""
     stack_cli("up", "--join")
     info = stack_info()
     left_lost = sorted(lost.names(StatePaths(info.state)))
