@@ -24,6 +24,11 @@ end
 -- as long as some member still reports it (the federation has not finished moving, the rule of
 -- observedGeneration); else the lowest one, so that the result does not depend on the members' order.
 -- Before any member reports a revision there is none to give: the previous one (nil on a new object).
+-- With none at all, AggregateStatus leaves the status as it is: Karmada skips the update when the status
+-- is unchanged (v1.18.2 pkg/controllers/status/common.go updateResourceStatus, reflect.DeepEqual), where
+-- an aggregate without the revision would be refused, logged as a reconcile error, retried with backoff
+-- and recorded as an AggregateStatusFailed event, over and over until Kruise writes the members' first
+-- revision. What the control plane ends up storing is the same.
 local function currentRevisionOf(revisions, count, previous)
   local same = sameForAll(revisions, count)
   if same ~= nil then
@@ -72,7 +77,11 @@ function AggregateStatus(desiredObj, statusItems)
   }
   local items = statusItems or {}
   if #items == 0 then
+    if previous.currentRevision == nil then
+      return desiredObj
+    end
     status.observedGeneration = generation
+    status.currentRevision = previous.currentRevision
     desiredObj.status = status
     return desiredObj
   end
@@ -164,6 +173,9 @@ function AggregateStatus(desiredObj, statusItems)
     status.conditions = conditions
   end
   status.currentRevision = currentRevisionOf(revisions, #items, previous.currentRevision)
+  if status.currentRevision == nil then
+    return desiredObj
+  end
   -- The updated revision only when every member runs the same one (the field is optional).
   local updatedRevision = sameForAll(updatedRevisions, #items)
   if updatedRevision ~= nil then
