@@ -28,7 +28,8 @@ import tomllib
 from pathlib import Path
 
 from bench.run import write_results
-from tests.integration.conftest import stack_cli, wait_for, whole_stack
+from tests.integration.conftest import stack_cli, whole_stack
+from tests.stack.waiting import wait_for
 from tests.integration.failover_support import TASK, Watch, binding_split, failover, karmada_ready, ready
 from tests.integration.playbook_runner import ensure_collection, run_playbook, stack_inventory
 

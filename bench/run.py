@@ -38,7 +38,8 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-from tests.integration.conftest import StackInfo, stack_cli, stack_info, wait_for, whole_stack
+from tests.integration.conftest import StackInfo, stack_cli, stack_info, whole_stack
+from tests.stack.waiting import wait_for
 from tests.integration.kruise_support import APPLICATION, INTERPRETER, POLICY, remove_the_application, remove_the_runbook
 from tests.integration.playbook_runner import ensure_collection, run_playbook, stack_inventory
 from tests.stack.layout import layout

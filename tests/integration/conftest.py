@@ -11,7 +11,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -51,22 +50,6 @@ def run(argv: list[str], env: dict | None = None, check: bool = True, input: str
 
 def stack_cli(*args: str, check: bool = True, timeout: float = UP_TIMEOUT_SECONDS) -> subprocess.CompletedProcess:
     return run([sys.executable, "-m", "tests.stack", *args], check=check, timeout=timeout)
-
-
-def wait_for(condition, what: str, timeout: float = 180, interval: float = 2):
-    """Poll condition() until it returns a truthy value; fail naming what was awaited and the last state."""
-    deadline = time.monotonic() + timeout
-    last = None
-    while time.monotonic() < deadline:
-        try:
-            last = condition()
-        except AssertionError as error:
-            last = error
-        else:
-            if last and not isinstance(last, AssertionError):
-                return last
-        time.sleep(interval)
-    raise AssertionError(f"timed out after {timeout}s waiting for {what}; last: {str(last)[:2000]}")
 
 
 @dataclass

@@ -9,7 +9,8 @@ import signal
 import threading
 from pathlib import Path
 
-from tests.integration.conftest import stack_cli, wait_for
+from tests.integration.conftest import stack_cli
+from tests.stack.waiting import wait_for
 from tests.integration.playbook_runner import PlaybookRecordError, PlaybookRun
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import json
 
-from tests.integration.conftest import Cluster, StackInfo, wait_for
+from tests.integration.conftest import Cluster, StackInfo
+from tests.stack.waiting import wait_for
 from tests.integration.playbook_runner import LOCAL_INVENTORY
 
 INVENTORY = LOCAL_INVENTORY

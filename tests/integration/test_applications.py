@@ -15,7 +15,8 @@ import pytest
 import yaml
 
 from tests.integration.cluster_objects import binding_split
-from tests.integration.conftest import REPO_ROOT, stack_cli, wait_for
+from tests.integration.conftest import REPO_ROOT, stack_cli
+from tests.stack.waiting import wait_for
 from tests.integration.playbook_runner import run_playbook, stack_inventory
 
 pytestmark = pytest.mark.usefixtures("stack", "converged_karmada")

@@ -33,7 +33,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration.conftest import Cluster, wait_for
+from tests.integration.conftest import Cluster
+from tests.stack.waiting import wait_for
 from tests.integration.cluster_objects import deployment_ready, remove_namespace
 from tests.integration.federalize_support import web_deployment
 from tests.integration.kruise_support import recreated_webhook_configuration

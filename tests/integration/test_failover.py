@@ -44,7 +44,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import REPO_ROOT, stack_cli, wait_for
+from conftest import REPO_ROOT, stack_cli
+from tests.stack.waiting import wait_for
 from tests.integration.failover_support import NAME, NAMESPACE, TASK, Watch, binding_split, karmada_ready, passes_until, ready
 from tests.integration.awx_support import PREFLIGHT_TEMPLATE, awx_inventory, launch, lease_holder, merged_kubeconfig_of
 from tests.integration.failover_support import failover as run_failover

@@ -19,7 +19,8 @@ from pathlib import Path
 
 import pytest
 from tests.integration.cluster_objects import deployment, ready_replicas
-from tests.integration.conftest import stack_cli, wait_for
+from tests.integration.conftest import stack_cli
+from tests.stack.waiting import wait_for
 from tests.integration.failover_support import TASK, failover, passes_until
 from tests.integration.playbook_runner import OLDEST_CORE, run_playbook
 # The fixture (host and members) of the stack test: imported so pytest uses it here.

@@ -37,7 +37,8 @@ import json
 import time
 
 import yaml
-from conftest import stack_cli, wait_for
+from conftest import stack_cli
+from tests.stack.waiting import wait_for
 from tests.integration.fault_support import Outage, kill
 from tests.integration.playbook_runner import run_playbook, stack_inventory
 from tests.integration.secret_scan import assert_no_secret_printed, stack_secrets

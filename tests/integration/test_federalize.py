@@ -14,7 +14,7 @@ import json
 
 import pytest
 
-from conftest import wait_for
+from tests.stack.waiting import wait_for
 from tests.integration.cluster_objects import ReadyCopiesWatch, deployment_ready, remove_namespace, uids
 from tests.integration.fault_support import migrate_with_the_controller_lost
 from tests.integration.federalize_support import (

@@ -24,7 +24,8 @@ import time
 
 import pytest
 
-from tests.integration.conftest import Cluster, wait_for
+from tests.integration.conftest import Cluster
+from tests.stack.waiting import wait_for
 from tests.integration.cluster_objects import ReadyCopiesWatch, deployment_ready, ready_condition, remove_namespace, uids
 from tests.integration.fault_support import Outage, migrate_with_the_controller_lost
 from tests.integration.federalize_support import web_deployment

@@ -18,7 +18,7 @@ import time
 import pytest
 import yaml
 
-from tests.integration.conftest import wait_for
+from tests.stack.waiting import wait_for
 from tests.integration.kruise_support import (INVENTORY, helm_releases, kruise_crds, names,
                                               recreated_webhook_configuration, remove_kruise)
 from tests.integration.playbook_runner import play

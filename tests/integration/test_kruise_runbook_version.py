@@ -33,7 +33,8 @@ import subprocess
 import pytest
 import yaml
 
-from tests.integration.conftest import REPO_ROOT, wait_for
+from tests.integration.conftest import REPO_ROOT
+from tests.stack.waiting import wait_for
 from tests.integration.kruise_support import helm_releases, remove_the_runbook
 from tests.integration.playbook_runner import playbook, stack_inventory
 from tests.stack.layout import layout

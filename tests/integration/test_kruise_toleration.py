@@ -15,7 +15,7 @@ import shutil
 
 import pytest
 
-from tests.integration.conftest import wait_for
+from tests.stack.waiting import wait_for
 from tests.integration.kruise_support import INVENTORY
 from tests.integration.playbook_runner import play
 from tests.stack.layout import layout

@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import subprocess
 
-from conftest import wait_for
+from tests.stack.waiting import wait_for
 from tests.integration.federalize_support import serves_united_deployment
 from tests.integration.playbook_runner import playbook
 from tests.integration.secret_scan import assert_no_secret_printed, stack_secrets

@@ -18,7 +18,7 @@ import json
 import pytest
 
 from tests.integration.cluster_objects import ready_condition
-from tests.integration.conftest import wait_for
+from tests.stack.waiting import wait_for
 from tests.integration.playbook_runner import kubeadmiral_playbook
 from tests.integration.secret_scan import assert_no_secret_printed, stack_secrets
 # The fixture (host and members) of the stack test: imported so pytest uses it here.

@@ -23,7 +23,8 @@ import requests
 import yaml
 
 from tests.integration.cluster_objects import deployment, ready_condition, running_ready_pods
-from tests.integration.conftest import stack_cli, wait_for
+from tests.integration.conftest import stack_cli
+from tests.stack.waiting import wait_for
 from tests.stack.layout import layout
 
 L = layout()

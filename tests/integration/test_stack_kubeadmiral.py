@@ -17,7 +17,8 @@ import pytest
 import yaml
 
 from tests.integration.cluster_objects import deployment, ready_condition, remove_namespace, running_ready_pods
-from tests.integration.conftest import Cluster, wait_for
+from tests.integration.conftest import Cluster
+from tests.stack.waiting import wait_for
 
 NAMESPACE = "stack-test-kubeadmiral-adopt"
 # KWOK never pulls images; the name only has to be valid.

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration.conftest import wait_for
+from tests.stack.waiting import wait_for
 from tests.integration.federalize_support import joined_as_registered, serves_united_deployment
 from tests.integration.kruise_support import APPLICATION as UD, remove_the_application
 from tests.integration.playbook_runner import playbook

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
 import requests
 
-from tests.stack import processes
+from tests.stack import processes, waiting
 from tests.stack.stack import Stack
 
 
@@ -23,16 +21,7 @@ def running_stack(process: str) -> Stack:
 
 
 def wait_for(condition, what: str, timeout: float = 60, interval: float = 0.5):
-    """Until ``condition()`` is True; AssertionError naming its last answer (or error) after ``timeout``."""
-    deadline = time.monotonic() + timeout
-    last = None
-    while time.monotonic() < deadline:
-        try:
-            last = condition()
-        except (requests.RequestException, RuntimeError) as error:
-            last = error
-        else:
-            if last is True:
-                return
-        time.sleep(interval)
-    raise AssertionError(f"timed out after {timeout}s waiting for {what}; last: {str(last)[:1000]}")
+    """Until ``condition()`` is True (the stack tests' conditions describe what they still wait for otherwise), an
+    error of the stack's HTTP client or of a process being an answer too."""
+    waiting.wait_for(condition, what, timeout=timeout, interval=interval, done=lambda answer: answer is True,
+                     errors=(requests.RequestException, RuntimeError))
