@@ -34,6 +34,7 @@ import pytest
 import yaml
 
 from tests.integration.conftest import REPO_ROOT
+from tests.integration.federalize_support import serves_united_deployment
 from tests.stack.waiting import wait_for
 from tests.integration.kruise_support import helm_releases, remove_the_runbook
 from tests.integration.playbook_runner import playbook, stack_inventory
@@ -193,6 +194,13 @@ def type_the_runbook(stack, tmp_path) -> None:
     # The API refuses the runbook's name (capitals): its reader names it anew (lower-cased, it would be the
     # collection's own name, which site.yml simply applies again).
     renamed = dict(RUNBOOK_INTERPRETER, metadata={"name": HAND_INTERPRETER})
+    # As its reader checks `kubectl get clusters` first: a UnitedDeployment applied before Karmada lists the API
+    # in each member's Cluster status (updated every few seconds) is scheduled nowhere, and Karmada v1.18.2 did not
+    # schedule it again (a run of this test: "0/2 clusters are available: 2 cluster(s) did not have the API
+    # resource", then nothing for 5 min). site.yml waits for it the same way.
+    for name in sorted(stack.member_kubeconfigs):
+        wait_for(lambda name=name: serves_united_deployment(karmada, name, "apps.kruise.io/v1alpha1"),
+                 f"Karmada to list UnitedDeployment (apps.kruise.io/v1alpha1) in {name}'s Cluster status", timeout=120)
     for manifest in (renamed, SAMPLE_UD, RUNBOOK_POLICY):
         karmada.kubectl("apply", "-n", "default", "-f", "-", input=json.dumps(manifest))
 
