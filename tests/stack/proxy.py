@@ -143,7 +143,33 @@ class _ThreadingServer(socketserver.ThreadingMixIn, socketserver.TCPServer):
     allow_reuse_address = True
 
 
-class FederationProxy:
+class _Server:
+    """A server of the stack's: each connection to ``listen`` goes to ``self.handle`` in a thread of its own."""
+
+    def _listen(self, listen: tuple[str, int], thread_name: str) -> None:
+        owner = self
+        self.thread_name = thread_name
+
+        class Handler(socketserver.BaseRequestHandler):
+            def handle(self):  # noqa: D401 - socketserver API
+                owner.handle(self.request)
+
+        self.server = _ThreadingServer(listen, Handler)
+
+    def handle(self, connection: socket.socket) -> None:
+        raise NotImplementedError
+
+    def serve_in_thread(self) -> threading.Thread:
+        thread = threading.Thread(target=self.server.serve_forever, name=self.thread_name, daemon=True)
+        thread.start()
+        return thread
+
+    def shutdown(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+class FederationProxy(_Server):
     def __init__(self, listen: tuple[str, int], upstream: tuple[str, int], cert: Path, key: Path, ca: Path):
         self.listen = listen
         self.upstream = upstream
@@ -153,22 +179,7 @@ class FederationProxy:
         self.client_context = ssl.create_default_context(cafile=str(ca))
         self._version: tuple[float, dict] | None = None
         self._lock = threading.Lock()
-        proxy = self
-
-        class Handler(socketserver.BaseRequestHandler):
-            def handle(self):  # noqa: D401 - socketserver API
-                proxy.handle(self.request)
-
-        self.server = _ThreadingServer(listen, Handler)
-
-    def serve_in_thread(self) -> threading.Thread:
-        thread = threading.Thread(target=self.server.serve_forever, name="federation-proxy", daemon=True)
-        thread.start()
-        return thread
-
-    def shutdown(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+        self._listen(listen, "federation-proxy")
 
     def version_document(self) -> dict:
         with self._lock:
@@ -226,12 +237,16 @@ class FederationProxy:
         except (OSError, ValueError, ConnectionError) as error:
             log.debug("connection ended: %s", error)
         finally:
-            for sock in (upstream, client):
-                if sock is not None:
-                    try:
-                        sock.close()
-                    except OSError:
-                        pass
+            _close(upstream, client)
+
+
+def _close(*sockets: socket.socket | None) -> None:
+    for sock in sockets:
+        if sock is not None:
+            try:
+                sock.close()
+            except OSError:
+                pass
 
 
 def _plain_response(code: int, reason: str, body: bytes, content_type: str = "text/plain") -> bytes:
@@ -263,27 +278,12 @@ def _pump_reader(reader, sink: socket.socket) -> None:
             pass
 
 
-class TcpForwarder:
+class TcpForwarder(_Server):
     """Plain TCP forwarding (TLS stays end to end): the `external` address of a member apiserver."""
 
     def __init__(self, listen: tuple[str, int], target: tuple[str, int]):
         self.target = target
-        forwarder = self
-
-        class Handler(socketserver.BaseRequestHandler):
-            def handle(self):
-                forwarder.handle(self.request)
-
-        self.server = _ThreadingServer(listen, Handler)
-
-    def serve_in_thread(self) -> threading.Thread:
-        thread = threading.Thread(target=self.server.serve_forever, name=f"forward-{self.target[1]}", daemon=True)
-        thread.start()
-        return thread
-
-    def shutdown(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+        self._listen(listen, f"forward-{target[1]}")
 
     def handle(self, client: socket.socket) -> None:
         try:
@@ -366,7 +366,7 @@ def service_for_address(services: list[dict], host: str, port: int) -> tuple[str
     return None
 
 
-class EgressProxy:
+class EgressProxy(_Server):
     """HTTP CONNECT proxy for a member apiserver's `cluster` egress (``--egress-selector-config-file``).
 
     The apiserver dials webhooks through it (k8s.io/apiserver ``pkg/util/webhook/authentication.go``
@@ -384,22 +384,7 @@ class EgressProxy:
         self.context.load_cert_chain(str(cert), str(key))
         self.context.load_verify_locations(cafile=str(ca))
         self.context.verify_mode = ssl.CERT_REQUIRED
-        proxy = self
-
-        class Handler(socketserver.BaseRequestHandler):
-            def handle(self):
-                proxy.handle(self.request)
-
-        self.server = _ThreadingServer(listen, Handler)
-
-    def serve_in_thread(self) -> threading.Thread:
-        thread = threading.Thread(target=self.server.serve_forever, name="egress", daemon=True)
-        thread.start()
-        return thread
-
-    def shutdown(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+        self._listen(listen, "egress")
 
     def handle(self, raw: socket.socket) -> None:
         try:
@@ -432,9 +417,4 @@ class EgressProxy:
         except (OSError, ValueError) as error:
             log.debug("egress connection ended: %s", error)
         finally:
-            for sock in (upstream, client):
-                if sock is not None:
-                    try:
-                        sock.close()
-                    except OSError:
-                        pass
+            _close(upstream, client)
