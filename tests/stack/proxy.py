@@ -156,7 +156,7 @@ class _Server:
 
         self.server = _ThreadingServer(listen, Handler)
 
-    def handle(self, connection: socket.socket) -> None:
+    def handle(self, raw: socket.socket) -> None:
         raise NotImplementedError
 
     def serve_in_thread(self) -> threading.Thread:
@@ -285,7 +285,7 @@ class TcpForwarder(_Server):
         self.target = target
         self._listen(listen, f"forward-{target[1]}")
 
-    def handle(self, client: socket.socket) -> None:
+    def handle(self, raw: socket.socket) -> None:
         try:
             upstream = socket.create_connection(self.target, timeout=10)
         except OSError:
@@ -307,9 +307,9 @@ class TcpForwarder(_Server):
                 except OSError:
                     pass
 
-        other = threading.Thread(target=one_way, args=(upstream, client), daemon=True)
+        other = threading.Thread(target=one_way, args=(upstream, raw), daemon=True)
         other.start()
-        one_way(client, upstream)
+        one_way(raw, upstream)
         other.join()
         upstream.close()
 
