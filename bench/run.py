@@ -29,6 +29,7 @@ import datetime
 import json
 import os
 import platform
+import re
 import resource
 import statistics
 import subprocess
@@ -132,6 +133,64 @@ def karmada_pickup(stack: StackInfo) -> float:
     return (created[1] - created[0]).total_seconds()
 
 
+# karmada-controller-manager's log, as the stack writes it (tests/stack/components.py names it).
+CONTROLLER_LOG = Path("logs") / "karmada.karmada-controller-manager.log"
+# klog's line header (k8s.io/klog/v2): severity, month and day, wall clock to the microsecond.
+KLOG_TIME = re.compile(r"^[IWEF](\d{4} \d\d:\d\d:\d\d\.\d{6}) ")
+
+
+def controller_log_size(stack: StackInfo) -> int:
+    """Where the next round's lines of karmada-controller-manager's log start."""
+    path = stack.state / CONTROLLER_LOG
+    return path.stat().st_size if path.exists() else 0
+
+
+def member_status_wait(stack: StackInfo, since: int) -> float | None:
+    """The slowest member's seconds from Karmada writing the UnitedDeployment there to the first status it
+    read back from there, from the controller's log after byte ``since`` (the API keeps no time for either).
+    Karmada reads a member's objects through an informer per resource type and member (v1.18.2
+    pkg/controllers/status/work_status_controller.go); one that watched a CRD deleted since, as every bench
+    round after the first has (the members' Kruise CRDs go with the runbook), lists again only after
+    client-go's reflector backoff, like the control plane's detector (karmada_pickup). Until then verify
+    sees no member status. None when a member's two lines are not both there."""
+    _kind, name, *namespace = APPLICATION
+    ref = re.escape(f"{namespace[-1]}/{name}" if namespace else name)
+    written = re.compile(r"(?:Created the resource|No need to update resource)\(kind=UnitedDeployment, %s\)"
+                         r"(?: on cluster\(| in cluster )([\w.-]+)" % ref)
+    read = re.compile(r'Reflecting resource status to Work\." kind="UnitedDeployment" resource="%s" '
+                      r'namespace="karmada-es-([\w.-]+)"' % ref)
+    with open(stack.state / CONTROLLER_LOG, "rb") as log:
+        log.seek(since)
+        lines = log.read().decode(errors="replace").splitlines()
+    first_written: dict[str, datetime.datetime] = {}
+    waits: dict[str, float] = {}
+    for line in lines:
+        stamp = KLOG_TIME.match(line)
+        if not stamp:
+            continue
+        # klog leaves the year out; a leap year, so that 29 February reads too (differences only).
+        at = datetime.datetime.strptime("2000 " + stamp.group(1), "%Y %m%d %H:%M:%S.%f")
+        found = written.search(line)
+        if found:
+            first_written.setdefault(found.group(1), at)
+            continue
+        found = read.search(line)
+        if found and found.group(1) in first_written and found.group(1) not in waits:
+            waits[found.group(1)] = (at - first_written[found.group(1)]).total_seconds()
+    if set(waits) != set(stack.member_kubeconfigs):
+        return None
+    return round(max(waits.values()), 1)
+
+
+def karmada_waits(stack: StackInfo, since: int) -> dict:
+    """This round's two waits for Karmada's informers (seconds), as the round's record keeps them."""
+    waits = {"pickup_seconds": karmada_pickup(stack)}
+    member_wait = member_status_wait(stack, since)
+    if member_wait is not None:
+        waits["member_wait_seconds"] = member_wait
+    return waits
+
+
 def runbook_manifests(stack: StackInfo, directory: Path) -> Path:
     """The interpreter, PropagationPolicy and UnitedDeployment as site.yml applied them, as a runbook
     keeps them in files: what the script applies."""
@@ -167,8 +226,10 @@ def timed_script(stack: StackInfo, manifests: Path, replicas: int) -> dict:
     return {"seconds": round(wall, 1), "cpu_seconds": round(cpu, 1)}
 
 
-def median_of(rounds: list[dict]) -> dict:
-    """Medians of the numbers; the profile (steps, slowest tasks) of the median round."""
+def median_of(rounds: list[dict], waits_overlap_work: bool = False) -> dict:
+    """Medians of the numbers; the profile (steps, slowest tasks) of the median round. A run whose own work
+    goes on during Karmada's waits (``waits_overlap_work``: the script applies everything at once, before
+    Kruise is up on the members) gets no time less both waits: it would leave out its Kruise start too."""
     by_time = sorted(rounds, key=lambda r: r["seconds"])
     middle = dict(by_time[len(by_time) // 2])
     for key in ("seconds", "cpu_seconds"):
@@ -179,6 +240,14 @@ def median_of(rounds: list[dict]) -> dict:
         middle["pickup_rounds"] = [r["pickup_seconds"] for r in rounds]
         # Each round's wall time less its own wait for Karmada's detector, then the median.
         middle["seconds_without_pickup"] = round(statistics.median(r["seconds"] - r["pickup_seconds"] for r in rounds), 1)
+    if all("pickup_seconds" in r and "member_wait_seconds" in r for r in rounds):
+        middle["member_wait_seconds"] = round(statistics.median(r["member_wait_seconds"] for r in rounds), 1)
+        middle["member_wait_rounds"] = [r["member_wait_seconds"] for r in rounds]
+    if not waits_overlap_work and "member_wait_seconds" in middle:
+        # ... and less both of Karmada's waits (the detector's, then the slowest member's informer): site.yml
+        # applies the UnitedDeployment once Kruise admits it on every member, so the waits come after its work.
+        middle["seconds_without_waits"] = round(statistics.median(
+            r["seconds"] - r["pickup_seconds"] - r["member_wait_seconds"] for r in rounds), 1)
     return middle
 
 
@@ -191,7 +260,8 @@ def measure(members: int, rounds: int, workdir: Path, with_script: bool) -> dict
     for number in range(1, rounds + 1):
         print(f"[bench] {members} members, round {number}/{rounds}", flush=True)
         remove_the_runbook(stack)
-        found["site"].append({**timed_playbook(stack, "site.yml", workdir), "pickup_seconds": karmada_pickup(stack)})
+        since = controller_log_size(stack)
+        found["site"].append({**timed_playbook(stack, "site.yml", workdir), **karmada_waits(stack, since)})
         found["rerun"].append(timed_playbook(stack, "site.yml", workdir))
         found["drift"].append(timed_playbook(stack, "playbooks/drift.yml", workdir,
                                              {"drift_report_dir": str(workdir / "drift")}))
@@ -199,13 +269,14 @@ def measure(members: int, rounds: int, workdir: Path, with_script: bool) -> dict
             manifests = runbook_manifests(stack, workdir / "manifests")
             replicas = stack.karmada().get(*APPLICATION)["spec"]["replicas"]
             remove_the_runbook(stack)
-            found["script"].append({**timed_script(stack, manifests, replicas), "pickup_seconds": karmada_pickup(stack)})
+            since = controller_log_size(stack)
+            found["script"].append({**timed_script(stack, manifests, replicas), **karmada_waits(stack, since)})
         for name, results in found.items():
             print(f"[bench]   {name}: {results[-1]['seconds']} s", flush=True)
     # While every member's Kruise still answers its webhooks: `up` with fewer members unjoins the others,
     # and Karmada deletes their copies of the application first (through those webhooks).
     remove_the_application(stack)
-    return {name: median_of(results) for name, results in found.items()}
+    return {name: median_of(results, waits_overlap_work=name == "script") for name, results in found.items()}
 
 
 def measure_applications(counts: list[int], rounds: int, workdir: Path) -> dict:
@@ -253,13 +324,22 @@ def markdown(result: dict) -> str:
                   "Seconds from the UnitedDeployment's creation to its ResourceBinding's: until Karmada watches the "
                   "kind (its detector looks for new kinds every 30 s; a watch kept from an earlier round resumes after "
                   "client-go's backoff, up to 30 s and jitter), nothing is propagated; the wait falls at random "
-                  "(bench/run.py karmada_pickup). The last column is each round's wall time less its own pickup "
-                  "(median).", "",
-                  "| members | run | wall s (rounds) | pickup s (rounds) | wall less pickup s |", "|---|---|---|---|---|"]
+                  "(bench/run.py karmada_pickup). Then the members' status: Karmada reads each member's objects "
+                  "through an informer per kind and member, and one that watched a CRD deleted since (the members' "
+                  "Kruise CRDs go with the runbook every round) lists again after the same backoff; the slowest "
+                  "member's seconds from the UnitedDeployment written there to its first status read back, from "
+                  "karmada-controller-manager's log (bench/run.py member_status_wait). The last two columns are each "
+                  "round's wall time less its pickup, and less both waits (medians); the latter for site.yml only, "
+                  "which applies the UnitedDeployment once Kruise admits it on every member (the script applies "
+                  "everything at once, and its Kruise starts during the waits).", "",
+                  "| members | run | wall s (rounds) | pickup s (rounds) | members' status s (rounds) | "
+                  "wall less pickup s | wall less both s |", "|---|---|---|---|---|---|---|"]
         for members, name, run in pickups:
+            member_wait = (f"{run['member_wait_seconds']} ({', '.join(map(str, run['member_wait_rounds']))})"
+                           if "member_wait_seconds" in run else "-")
             lines.append(f"| {members} | {name} | {run['seconds']} ({', '.join(map(str, run['rounds']))}) | "
-                         f"{run['pickup_seconds']} ({', '.join(map(str, run['pickup_rounds']))}) | "
-                         f"{run['seconds_without_pickup']} |")
+                         f"{run['pickup_seconds']} ({', '.join(map(str, run['pickup_rounds']))}) | {member_wait} | "
+                         f"{run['seconds_without_pickup']} | {run.get('seconds_without_waits', '-')} |")
     lines += ["", "## Ratios", ""]
     for line in result["ratios"]:
         lines.append(f"- {line}")
@@ -290,6 +370,10 @@ def ratios(result: dict) -> list[str]:
         found.append(f"site.yml {count} / {counts[0]} members: {other['site']['seconds'] / base['site']['seconds']:.2f}"
                      f" wall (target <= 1.2); controller CPU per member {base['site']['cpu_seconds'] / int(counts[0]):.1f}"
                      f" s -> {other['site']['cpu_seconds'] / int(count):.1f} s")
+        if "seconds_without_waits" in base["site"] and "seconds_without_waits" in other["site"]:
+            found.append(f"site.yml {count} / {counts[0]} members without Karmada's two waits: "
+                         f"{other['site']['seconds_without_waits']} s / {base['site']['seconds_without_waits']} s = "
+                         f"{other['site']['seconds_without_waits'] / base['site']['seconds_without_waits']:.2f}")
     applications = result.get("applications") or {}
     if len(applications) > 1:
         few, many = sorted(applications, key=int)[0], sorted(applications, key=int)[-1]
