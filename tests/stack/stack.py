@@ -149,7 +149,14 @@ class Stack(EngineChoice):
         self._ensure(comps.controllers(), timeout)
         if self.karmada:
             self._serve_karmada_apis(comps, pki, timeout)
-        self._ensure([*comps.karmada_controllers(), *comps.kubeadmiral_controllers(), comps.supervisor()], timeout)
+        self._ensure([*comps.karmada_controllers(), *comps.kubeadmiral_controllers()], timeout)
+        if self.karmada:
+            # Before the supervisor restarts for fewer members: Karmada deletes what it propagated to a
+            # surplus member before the Cluster goes, and a Kruise object there is deleted through Kruise's
+            # webhooks, which that member's apiserver reaches through the supervisor's egress proxy; the
+            # supervisor for fewer members routes none of the surplus members' Services.
+            self._retire_surplus_members(comps.api(KARMADA))
+        self._ensure([comps.supervisor()], timeout)
         self._register_members(comps, pki, timeout)
         self._write_inventories()
         self._report(comps, time.monotonic() - started)
@@ -173,7 +180,6 @@ class Stack(EngineChoice):
             self._leave_kubeadmiral_unregistered(host, timeout)
         if self.karmada:
             karmada = comps.api(KARMADA)
-            self._retire_surplus_members(karmada)
             if self.join:
                 self._join(karmada, timeout)
             else:
