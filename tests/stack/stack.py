@@ -9,8 +9,9 @@ FederatedTypeConfigs; the Karmada kube-controller-manager, aggregated apiserver 
 webhook (its configurations are applied once it serves, they are failurePolicy Fail), KubeAdmiral's
 host kube-controller-manager, and per member kube-controller-manager, kube-scheduler, KWOK nodes and
 kwok; then karmada-controller-manager, karmada-scheduler and kubeadmiral-controller-manager (it
-panics if the host does not answer); then the supervisor (federation proxy, external addresses,
-load balancers, kruise kubelet); finally Karmada's members are joined in Push mode with karmadactl
+panics if the host does not answer); then Karmada's members beyond ``--members`` are unjoined (while
+the supervisor still serves their Kruise webhooks); then the supervisor (federation proxy, external
+addresses, load balancers, kruise kubelet); finally Karmada's members are joined in Push mode with karmadactl
 and KubeAdmiral's with a Secret and a FederatedCluster each, and waited Ready (KubeAdmiral's:
 Joined and Ready). Every step checks before it acts, so ``up`` on a running stack changes nothing
 and ``up`` after a crash restarts only what is down.
@@ -153,8 +154,8 @@ class Stack(EngineChoice):
         if self.karmada:
             # Before the supervisor restarts for fewer members: Karmada deletes what it propagated to a
             # surplus member before the Cluster goes, and a Kruise object there is deleted through Kruise's
-            # webhooks, which that member's apiserver reaches through the supervisor's egress proxy; the
-            # supervisor for fewer members routes none of the surplus members' Services.
+            # webhooks, served by the kruise-manager the supervisor runs for that member and reached through
+            # the supervisor's egress proxy; the supervisor for fewer members does neither for it.
             self._retire_surplus_members(comps.api(KARMADA))
         self._ensure([comps.supervisor()], timeout)
         self._register_members(comps, pki, timeout)
