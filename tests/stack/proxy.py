@@ -122,20 +122,17 @@ def copy_body(reader, sink, headers: list[tuple[str, str]]) -> None:
                     sink.sendall(line)
                     if line in (b"\r\n", b"\n", b""):
                         return
-            remaining = size + 2  # chunk data and its CRLF
-            while remaining:
-                block = reader.read(min(remaining, 65536))
-                if not block:
-                    raise ConnectionError("client closed inside a chunk")
-                sink.sendall(block)
-                remaining -= len(block)
-    length = int(header(headers, "content-length") or 0)
-    while length:
-        block = reader.read(min(length, 65536))
+            _copy_exactly(reader, sink, size + 2, "a chunk")  # chunk data and its CRLF
+    _copy_exactly(reader, sink, int(header(headers, "content-length") or 0), "the body")
+
+
+def _copy_exactly(reader, sink, count: int, inside: str) -> None:
+    while count:
+        block = reader.read(min(count, 65536))
         if not block:
-            raise ConnectionError("client closed inside the body")
+            raise ConnectionError(f"client closed inside {inside}")
         sink.sendall(block)
-        length -= len(block)
+        count -= len(block)
 
 
 class _ThreadingServer(socketserver.ThreadingMixIn, socketserver.TCPServer):
@@ -169,13 +166,42 @@ class _Server:
         self.server.server_close()
 
 
-class FederationProxy(_Server):
+class _TlsServer(_Server):
+    """A server that speaks TLS to its clients (``self.context``) and answers one request each: the request's
+    head read, then ``self.answer``. The sockets ``answer`` opens go in ``opened``, closed with the client's."""
+
+    context: ssl.SSLContext
+    # The reader's buffering: 0 where the connection is relayed as bytes after the head, so that the reader
+    # holds nothing back.
+    head_buffering = -1
+
+    def handle(self, raw: socket.socket) -> None:
+        try:
+            client = self.context.wrap_socket(raw, server_side=True)
+        except (ssl.SSLError, OSError):
+            return
+        opened: list[socket.socket] = []
+        try:
+            reader = client.makefile("rb", buffering=self.head_buffering)
+            head = read_head(reader)
+            if head:
+                self.answer(client, reader, head, opened)
+        except (OSError, ValueError) as error:
+            log.debug("%s: connection ended: %s", self.thread_name, error)
+        finally:
+            _close(*opened, client)
+
+    def answer(self, client: ssl.SSLSocket, reader, head: bytes, opened: list[socket.socket]) -> None:
+        raise NotImplementedError
+
+
+class FederationProxy(_TlsServer):
     def __init__(self, listen: tuple[str, int], upstream: tuple[str, int], cert: Path, key: Path, ca: Path):
         self.listen = listen
         self.upstream = upstream
         self.ca = ca
-        self.server_context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-        self.server_context.load_cert_chain(str(cert), str(key))
+        self.context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        self.context.load_cert_chain(str(cert), str(key))
         self.client_context = ssl.create_default_context(cafile=str(ca))
         self._version: tuple[float, dict] | None = None
         self._lock = threading.Lock()
@@ -197,47 +223,34 @@ class FederationProxy(_Server):
             self._version = (time.monotonic(), document)
         return document
 
-    def handle(self, raw: socket.socket) -> None:
+    def answer(self, client: ssl.SSLSocket, reader, head: bytes, opened: list[socket.socket]) -> None:
         try:
-            client = self.server_context.wrap_socket(raw, server_side=True)
-        except (ssl.SSLError, OSError):
+            method, target, version, headers = parse_head(head)
+        except ValueError as error:
+            client.sendall(_plain_response(400, "Bad Request", str(error).encode()))
             return
-        upstream = None
+        if is_version_request(method, target):
+            body = json.dumps(self.version_document(), indent=2).encode()
+            client.sendall(_plain_response(200, "OK", body, "application/json"))
+            return
+        host, port = self.upstream
         try:
-            reader = client.makefile("rb")
-            head = read_head(reader)
-            if not head:
-                return
-            try:
-                method, target, version, headers = parse_head(head)
-            except ValueError as error:
-                client.sendall(_plain_response(400, "Bad Request", str(error).encode()))
-                return
-            if is_version_request(method, target):
-                body = json.dumps(self.version_document(), indent=2).encode()
-                client.sendall(_plain_response(200, "OK", body, "application/json"))
-                return
-            host, port = self.upstream
-            try:
-                upstream = self.client_context.wrap_socket(socket.create_connection((host, port), timeout=30),
-                                                           server_hostname=host)
-            except OSError as error:
-                client.sendall(_plain_response(502, "Bad Gateway", f"upstream: {error}".encode()))
-                return
-            upstream.settimeout(None)
-            upstream.sendall(upstream_head(method, target, version, headers, f"{host}:{port}"))
-            if (header(headers, "expect") or "").lower() == "100-continue":
-                # Answered here (the header is not forwarded): the body is read before the upstream sees it.
-                client.sendall(b"HTTP/1.1 100 Continue\r\n\r\n")
-            if is_upgrade(headers):
-                threading.Thread(target=_pump_reader, args=(reader, upstream), daemon=True).start()
-            else:
-                copy_body(reader, upstream, headers)
-            _pump(upstream, client)
-        except (OSError, ValueError, ConnectionError) as error:
-            log.debug("connection ended: %s", error)
-        finally:
-            _close(upstream, client)
+            upstream = self.client_context.wrap_socket(socket.create_connection((host, port), timeout=30),
+                                                       server_hostname=host)
+        except OSError as error:
+            client.sendall(_plain_response(502, "Bad Gateway", f"upstream: {error}".encode()))
+            return
+        opened.append(upstream)
+        upstream.settimeout(None)
+        upstream.sendall(upstream_head(method, target, version, headers, f"{host}:{port}"))
+        if (header(headers, "expect") or "").lower() == "100-continue":
+            # Answered here (the header is not forwarded): the body is read before the upstream sees it.
+            client.sendall(b"HTTP/1.1 100 Continue\r\n\r\n")
+        if is_upgrade(headers):
+            threading.Thread(target=_pump_and_shut, args=(reader.read1, upstream), daemon=True).start()
+        else:
+            copy_body(reader, upstream, headers)
+        _pump(upstream, client)
 
 
 def _close(*sockets: socket.socket | None) -> None:
@@ -262,14 +275,15 @@ def _pump(source: socket.socket, sink: socket.socket) -> None:
         sink.sendall(data)
 
 
-def _pump_reader(reader, sink: socket.socket) -> None:
+def _pump_and_shut(read, sink: socket.socket) -> None:
+    """What ``read(size)`` returns, to ``sink`` until it returns nothing or fails; then ``sink`` sends no more."""
     try:
         while True:
-            data = reader.read1(65536)
+            data = read(65536)
             if not data:
                 break
             sink.sendall(data)
-    except (OSError, ValueError):
+    except (OSError, ValueError):  # ValueError: a reader closed under it
         pass
     finally:
         try:
@@ -291,25 +305,9 @@ class TcpForwarder(_Server):
         except OSError:
             return
         upstream.settimeout(None)
-
-        def one_way(source, sink):
-            try:
-                while True:
-                    data = source.recv(65536)
-                    if not data:
-                        break
-                    sink.sendall(data)
-            except OSError:
-                pass
-            finally:
-                try:
-                    sink.shutdown(socket.SHUT_WR)
-                except OSError:
-                    pass
-
-        other = threading.Thread(target=one_way, args=(upstream, raw), daemon=True)
+        other = threading.Thread(target=_pump_and_shut, args=(upstream.recv, raw), daemon=True)
         other.start()
-        one_way(raw, upstream)
+        _pump_and_shut(raw.recv, upstream)
         other.join()
         upstream.close()
 
@@ -366,7 +364,7 @@ def service_for_address(services: list[dict], host: str, port: int) -> tuple[str
     return None
 
 
-class EgressProxy(_Server):
+class EgressProxy(_TlsServer):
     """HTTP CONNECT proxy for a member apiserver's `cluster` egress (``--egress-selector-config-file``).
 
     The apiserver dials webhooks through it (k8s.io/apiserver ``pkg/util/webhook/authentication.go``
@@ -386,35 +384,26 @@ class EgressProxy(_Server):
         self.context.verify_mode = ssl.CERT_REQUIRED
         self._listen(listen, "egress")
 
-    def handle(self, raw: socket.socket) -> None:
-        try:
-            client = self.context.wrap_socket(raw, server_side=True)
-        except (ssl.SSLError, OSError):
+    # The dialer waits for the answer before it speaks TLS, so nothing follows the head; what does follow the
+    # answer is relayed from the socket.
+    head_buffering = 0
+
+    def answer(self, client: ssl.SSLSocket, reader, head: bytes, opened: list[socket.socket]) -> None:
+        method, target, _version, _headers = parse_head(head)
+        host, _colon, port_text = target.rpartition(":")
+        if method != "CONNECT" or not port_text.isdigit():
+            client.sendall(_plain_response(405, "Method Not Allowed", b"CONNECT host:port only"))
             return
-        upstream = None
+        destination = self.resolve(host.strip("[]"), int(port_text))
+        if destination is None:
+            client.sendall(_plain_response(502, "Bad Gateway", f"no route to {target}".encode()))
+            return
         try:
-            # The dialer waits for the answer before it speaks TLS, so nothing follows the head.
-            head = read_head(client.makefile("rb", buffering=0))
-            if not head:
-                return
-            method, target, _version, _headers = parse_head(head)
-            host, _colon, port_text = target.rpartition(":")
-            if method != "CONNECT" or not port_text.isdigit():
-                client.sendall(_plain_response(405, "Method Not Allowed", b"CONNECT host:port only"))
-                return
-            destination = self.resolve(host.strip("[]"), int(port_text))
-            if destination is None:
-                client.sendall(_plain_response(502, "Bad Gateway", f"no route to {target}".encode()))
-                return
-            try:
-                upstream = socket.create_connection(destination, timeout=10)
-            except OSError as error:
-                client.sendall(_plain_response(502, "Bad Gateway", f"{target}: {error}".encode()))
-                return
-            upstream.settimeout(None)
-            client.sendall(b"HTTP/1.1 200 Connection established\r\n\r\n")
-            relay(client, upstream)
-        except (OSError, ValueError) as error:
-            log.debug("egress connection ended: %s", error)
-        finally:
-            _close(upstream, client)
+            upstream = socket.create_connection(destination, timeout=10)
+        except OSError as error:
+            client.sendall(_plain_response(502, "Bad Gateway", f"{target}: {error}".encode()))
+            return
+        opened.append(upstream)
+        upstream.settimeout(None)
+        client.sendall(b"HTTP/1.1 200 Connection established\r\n\r\n")
+        relay(client, upstream)
