@@ -44,6 +44,7 @@ from tests.stack.waiting import wait_for
 from tests.integration.kruise_support import APPLICATION, INTERPRETER, POLICY, remove_the_application, remove_the_runbook
 from tests.integration.playbook_runner import ensure_collection, run_playbook, stack_inventory
 from tests.stack.layout import layout
+from tests.stack.state import StatePaths
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "bench" / "results"
@@ -133,15 +134,15 @@ def karmada_pickup(stack: StackInfo) -> float:
     return (created[1] - created[0]).total_seconds()
 
 
-# karmada-controller-manager's log, as the stack writes it (tests/stack/components.py names it).
-CONTROLLER_LOG = Path("logs") / "karmada.karmada-controller-manager.log"
+# The component whose log tells Karmada's member status wait (tests/stack/components.py names it).
+CONTROLLER = "karmada.karmada-controller-manager"
 # klog's line header (k8s.io/klog/v2): severity, month and day, wall clock to the microsecond.
 KLOG_TIME = re.compile(r"^[IWEF](\d{4} \d\d:\d\d:\d\d\.\d{6}) ")
 
 
 def controller_log_size(stack: StackInfo) -> int:
     """Where the next round's lines of karmada-controller-manager's log start."""
-    path = stack.state / CONTROLLER_LOG
+    path = StatePaths(stack.state).log(CONTROLLER)
     return path.stat().st_size if path.exists() else 0
 
 
@@ -159,7 +160,7 @@ def member_status_wait(stack: StackInfo, since: int) -> float | None:
                          r"(?: on cluster\(| in cluster )([\w.-]+)" % ref)
     read = re.compile(r'Reflecting resource status to Work\." kind="UnitedDeployment" resource="%s" '
                       r'namespace="karmada-es-([\w.-]+)"' % ref)
-    with open(stack.state / CONTROLLER_LOG, "rb") as log:
+    with open(StatePaths(stack.state).log(CONTROLLER), "rb") as log:
         log.seek(since)
         lines = log.read().decode(errors="replace").splitlines()
     first_written: dict[str, datetime.datetime] = {}
