@@ -3,7 +3,9 @@
 On the local stack (Karmada only: KubeAdmiral's federation is stopped, so that its processes do not
 share the cores with the runs measured), for each member count asked for, each round from a bare
 federation (members joined, nothing of the runbook anywhere: tests/integration/kruise_support.py
-`remove_the_runbook`):
+`remove_the_runbook`; with `--karmada fresh`, the default, karmada-controller-manager is then started
+again and a random part of its detector's 30 s discovery period waited out, so that each round meets
+Karmada as a user's first run does, one that never watched Kruise's kinds: `fresh_karmada`):
 
   site       site.yml from bare to verified
   rerun      site.yml again: the no-op rerun
@@ -29,6 +31,7 @@ import datetime
 import json
 import os
 import platform
+import random
 import re
 import resource
 import statistics
@@ -43,6 +46,7 @@ from tests.integration.conftest import StackInfo, stack_cli, stack_info, whole_s
 from tests.stack.waiting import wait_for
 from tests.integration.kruise_support import APPLICATION, INTERPRETER, POLICY, remove_the_application, remove_the_runbook
 from tests.integration.playbook_runner import ensure_collection, run_playbook, stack_inventory
+from tests.stack import processes
 from tests.stack.layout import layout
 from tests.stack.state import StatePaths
 
@@ -138,6 +142,36 @@ def karmada_pickup(stack: StackInfo) -> float:
 CONTROLLER = "karmada.karmada-controller-manager"
 # klog's line header (k8s.io/klog/v2): severity, month and day, wall clock to the microsecond.
 KLOG_TIME = re.compile(r"^[IWEF](\d{4} \d\d:\d\d:\d\d\.\d{6}) ")
+
+
+# Karmada v1.18.2 pkg/detector/detector.go: Start runs discoverResources(ctx, 30*time.Second), which looks for
+# new resource types at once and then every 30 s (wait.Until).
+DISCOVERY_PERIOD = 30.0
+# How each round meets Karmada: "fresh" (karmada-controller-manager started again after the runbook is removed:
+# no informer for Kruise's kinds, as on a federation that never had Kruise) or "running" (the same process all
+# along, its informers for the kinds of the CRDs each round deletes backing off until the CRDs are back).
+KARMADA_MODES = ("fresh", "running")
+
+
+def fresh_karmada(stack: StackInfo, members: int, rng: random.Random) -> float:
+    """karmada-controller-manager stopped and started again (`up` starts what is down and waits until it is
+    healthy), then a random part of its detector's discovery period waited out: the phase of that period when
+    site.yml begins is a user's, at random, not the bench's own. Returns the seconds waited (the round keeps
+    them)."""
+    processes.stop(StatePaths(stack.state), CONTROLLER)
+    stack_cli("up", "--engines", "karmada", "--members", str(members), "--join")
+    phase = round(rng.uniform(0, DISCOVERY_PERIOD), 1)
+    time.sleep(phase)
+    return phase
+
+
+def from_bare(stack: StackInfo, members: int, karmada: str, rng: random.Random) -> dict:
+    """The federation taken back to bare for the next round, Karmada as ``karmada`` says; what the round
+    records of it."""
+    remove_the_runbook(stack)
+    if karmada == "fresh":
+        return {"discovery_phase_seconds": fresh_karmada(stack, members, rng)}
+    return {}
 
 
 def controller_log_size(stack: StackInfo) -> int:
@@ -241,6 +275,8 @@ def median_of(rounds: list[dict], waits_overlap_work: bool = False) -> dict:
         middle["pickup_rounds"] = [r["pickup_seconds"] for r in rounds]
         # Each round's wall time less its own wait for Karmada's detector, then the median.
         middle["seconds_without_pickup"] = round(statistics.median(r["seconds"] - r["pickup_seconds"] for r in rounds), 1)
+    if all("discovery_phase_seconds" in r for r in rounds):
+        middle["discovery_phase_rounds"] = [r["discovery_phase_seconds"] for r in rounds]
     if all("pickup_seconds" in r and "member_wait_seconds" in r for r in rounds):
         middle["member_wait_seconds"] = round(statistics.median(r["member_wait_seconds"] for r in rounds), 1)
         middle["member_wait_rounds"] = [r["member_wait_seconds"] for r in rounds]
@@ -252,7 +288,7 @@ def median_of(rounds: list[dict], waits_overlap_work: bool = False) -> dict:
     return middle
 
 
-def measure(members: int, rounds: int, workdir: Path, with_script: bool) -> dict:
+def measure(members: int, rounds: int, workdir: Path, with_script: bool, karmada: str, rng: random.Random) -> dict:
     stack_cli("up", "--engines", "karmada", "--members", str(members), "--join")
     stack = stack_info()
     workdir.mkdir(parents=True, exist_ok=True)
@@ -260,18 +296,18 @@ def measure(members: int, rounds: int, workdir: Path, with_script: bool) -> dict
     found: dict[str, list[dict]] = defaultdict(list)
     for number in range(1, rounds + 1):
         print(f"[bench] {members} members, round {number}/{rounds}", flush=True)
-        remove_the_runbook(stack)
+        bare = from_bare(stack, members, karmada, rng)
         since = controller_log_size(stack)
-        found["site"].append({**timed_playbook(stack, "site.yml", workdir), **karmada_waits(stack, since)})
+        found["site"].append({**timed_playbook(stack, "site.yml", workdir), **karmada_waits(stack, since), **bare})
         found["rerun"].append(timed_playbook(stack, "site.yml", workdir))
         found["drift"].append(timed_playbook(stack, "playbooks/drift.yml", workdir,
                                              {"drift_report_dir": str(workdir / "drift")}))
         if with_script:
             manifests = runbook_manifests(stack, workdir / "manifests")
             replicas = stack.karmada().get(*APPLICATION)["spec"]["replicas"]
-            remove_the_runbook(stack)
+            bare = from_bare(stack, members, karmada, rng)
             since = controller_log_size(stack)
-            found["script"].append({**timed_script(stack, manifests, replicas), **karmada_waits(stack, since)})
+            found["script"].append({**timed_script(stack, manifests, replicas), **karmada_waits(stack, since), **bare})
         for name, results in found.items():
             print(f"[bench]   {name}: {results[-1]['seconds']} s", flush=True)
     # While every member's Kruise still answers its webhooks: `up` with fewer members unjoins the others,
@@ -280,8 +316,9 @@ def measure(members: int, rounds: int, workdir: Path, with_script: bool) -> dict
     return {name: median_of(results, waits_overlap_work=name == "script") for name, results in found.items()}
 
 
-def measure_applications(counts: list[int], rounds: int, workdir: Path) -> dict:
-    """site.yml from bare and its rerun with 1, 10, ... applications, on the stack as it is."""
+def measure_applications(counts: list[int], rounds: int, workdir: Path, members: int, karmada: str,
+                         rng: random.Random) -> dict:
+    """site.yml from bare and its rerun with 1, 10, ... applications, on the stack as it is (``members``)."""
     stack = stack_info()
     workdir.mkdir(parents=True, exist_ok=True)
     found: dict[str, dict[str, list[dict]]] = {}
@@ -290,9 +327,9 @@ def measure_applications(counts: list[int], rounds: int, workdir: Path) -> dict:
         for number in range(1, rounds + 1):
             print(f"[bench] {count} application(s), round {number}/{rounds}", flush=True)
             remove_bench_applications(stack, max(counts))
-            remove_the_runbook(stack)
+            bare = from_bare(stack, members, karmada, rng)
             runs = found.setdefault(str(count), defaultdict(list))
-            runs["site"].append(timed_playbook(stack, "site.yml", workdir, extra_vars))
+            runs["site"].append({**timed_playbook(stack, "site.yml", workdir, extra_vars), **bare})
             runs["rerun"].append(timed_playbook(stack, "site.yml", workdir, extra_vars))
             for name, results in runs.items():
                 print(f"[bench]   {name}: {results[-1]['seconds']} s", flush=True)
@@ -300,10 +337,40 @@ def measure_applications(counts: list[int], rounds: int, workdir: Path) -> dict:
     return {count: {name: median_of(results) for name, results in runs.items()} for count, runs in found.items()}
 
 
+# The report's words for each way a round meets Karmada (--karmada).
+KARMADA_TEXT = {
+    "fresh": "karmada-controller-manager started again before each of them, then a random part of its detector's "
+             "30 s discovery period waited out (bench/run.py fresh_karmada): Karmada as on a user's first run.",
+    "running": "the same karmada-controller-manager all along, its informers for the kinds of the CRDs each round "
+               "deletes backing off until they are back.",
+}
+PICKUP_TEXT = {
+    "fresh": "Seconds from the UnitedDeployment's creation to its ResourceBinding's: until Karmada watches the kind "
+             "(its detector looks for new kinds every 30 s, and each round began at a random point of that period: "
+             "the seconds waited after the restart are in the JSON, discovery_phase_rounds), nothing is propagated "
+             "(bench/run.py karmada_pickup). Then the members' status: Karmada reads each member's objects through "
+             "an informer per kind and member, started when it first writes the kind there; the slowest member's "
+             "seconds from the UnitedDeployment written there to its first status read back, from "
+             "karmada-controller-manager's log (bench/run.py member_status_wait).",
+    "running": "Seconds from the UnitedDeployment's creation to its ResourceBinding's: until Karmada watches the "
+               "kind (its detector looks for new kinds every 30 s; a watch kept from an earlier round resumes after "
+               "client-go's backoff, up to 30 s and jitter), nothing is propagated; the wait falls at random "
+               "(bench/run.py karmada_pickup). Then the members' status: Karmada reads each member's objects "
+               "through an informer per kind and member, and one that watched a CRD deleted since (the members' "
+               "Kruise CRDs go with the runbook every round) lists again after the same backoff; the slowest "
+               "member's seconds from the UnitedDeployment written there to its first status read back, from "
+               "karmada-controller-manager's log (bench/run.py member_status_wait).",
+}
+WAITS_TEXT = ("The last two columns are each round's wall time less its pickup, and less both waits (medians); the "
+              "latter for site.yml only, which applies the UnitedDeployment once Kruise admits it on every member (the "
+              "script applies everything at once, and its Kruise starts during the waits).")
+
+
 def markdown(result: dict) -> str:
     lines = [f"# make bench, {result['date']}", "",
              f"{result['machine']['cores']} cores, {result['machine']['python']}, ansible-core "
-             f"{result['machine']['ansible_core']}; medians of {result['rounds']} rounds, each from a bare federation.",
+             f"{result['machine']['ansible_core']}; medians of {result['rounds']} rounds, each from a bare federation; "
+             f"{KARMADA_TEXT[result.get('karmada', 'running')]}",
              "", "| members | run | wall s | controller CPU s | CPU s per member | tasks | changed |",
              "|---|---|---|---|---|---|---|"]
     for members, runs in result["members"].items():
@@ -321,18 +388,7 @@ def markdown(result: dict) -> str:
     pickups = [(members, name, run) for members, runs in result["members"].items() for name, run in runs.items()
                if "pickup_seconds" in run]
     if pickups:
-        lines += ["", "## Karmada's pickup", "",
-                  "Seconds from the UnitedDeployment's creation to its ResourceBinding's: until Karmada watches the "
-                  "kind (its detector looks for new kinds every 30 s; a watch kept from an earlier round resumes after "
-                  "client-go's backoff, up to 30 s and jitter), nothing is propagated; the wait falls at random "
-                  "(bench/run.py karmada_pickup). Then the members' status: Karmada reads each member's objects "
-                  "through an informer per kind and member, and one that watched a CRD deleted since (the members' "
-                  "Kruise CRDs go with the runbook every round) lists again after the same backoff; the slowest "
-                  "member's seconds from the UnitedDeployment written there to its first status read back, from "
-                  "karmada-controller-manager's log (bench/run.py member_status_wait). The last two columns are each "
-                  "round's wall time less its pickup, and less both waits (medians); the latter for site.yml only, "
-                  "which applies the UnitedDeployment once Kruise admits it on every member (the script applies "
-                  "everything at once, and its Kruise starts during the waits).", "",
+        lines += ["", "## Karmada's pickup", "", PICKUP_TEXT[result.get("karmada", "running")] + " " + WAITS_TEXT, "",
                   "| members | run | wall s (rounds) | pickup s (rounds) | members' status s (rounds) | "
                   "wall less pickup s | wall less both s |", "|---|---|---|---|---|---|---|"]
         for members, name, run in pickups:
@@ -396,8 +452,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--applications", default="1,10",
                         help="application counts, comma-separated, measured with the first member count (default "
                              "1,10; empty for none)")
+    parser.add_argument("--karmada", choices=KARMADA_MODES, default="fresh",
+                        help="how each round from bare meets Karmada: fresh (karmada-controller-manager started again, "
+                             "then a random part of its 30 s discovery period waited out; the default) or running "
+                             "(the same process all along, as bench results before 2026-12-06T12 were measured)")
+    parser.add_argument("--seed", type=int, default=None,
+                        help="seed of the random discovery phases (default: a new one, written in the results)")
     parser.add_argument("--output", type=Path, default=RESULTS, help="where the JSON and Markdown go")
     args = parser.parse_args(argv)
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
+    rng = random.Random(seed)
     counts = [int(count) for count in args.members.split(",")]
     application_counts = [int(count) for count in args.applications.split(",") if count.strip()]
     ensure_collection()
@@ -407,15 +471,15 @@ def main(argv: list[str] | None = None) -> int:
     result = {"date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"), "rounds": args.rounds,
               "machine": {"cores": os.cpu_count(), "python": platform.python_version(),
                           "ansible_core": ansible_core_version(), "platform": platform.platform()},
-              "members": {}}
+              "karmada": args.karmada, "seed": seed, "members": {}}
     try:
         with tempfile.TemporaryDirectory(prefix="mcf-bench-") as tmp:
             for index, count in enumerate(counts):
                 result["members"][str(count)] = measure(count, args.rounds, Path(tmp) / str(count),
-                                                        with_script=index == 0)
+                                                        with_script=index == 0, karmada=args.karmada, rng=rng)
                 if index == 0 and application_counts:
                     result["applications"] = measure_applications(application_counts, args.rounds,
-                                                                  Path(tmp) / "applications")
+                                                                  Path(tmp) / "applications", count, args.karmada, rng)
     finally:
         # Leave the stack as `make test` expects it: both engines, the default members.
         restored = stack_cli("up", "--members", "2", "--join", check=False)
