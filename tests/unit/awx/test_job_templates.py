@@ -393,7 +393,7 @@ def test_generated_file_is_current():
 def test_site_roles_are_read_from_the_playbooks():
     roles = [role for role, _entry in playbook_roles("site.yml")]
     # run_lock: each step's first play takes the federation's run lock before the step's own role.
-    assert roles[:4] == ["kubeconfig", "run_lock", "member_join", "kruise"]
+    assert roles[:4] == ["kubeconfig", "run_lock", "member_join", "kruise_control_plane"]
     assert roles[-3:] == ["propagation_policy", "united_deployment", "verify"]
     assert "federation_webhooks" in roles and "kruise_control_plane" in roles
 

@@ -108,8 +108,8 @@ def test_the_steps_are_in_site_order():
     site = yaml.safe_load((ROOT / "playbooks" / "site.yml").read_text())
     # The first play (tag always) only checks the applications; it is no step.
     order = [entry["tags"][0] for entry in site if entry["tags"] != ["always"]]
-    # kruise.yml holds both kruise (members) and kruise_control_plane (federation), in that order.
-    order[order.index("kruise"):order.index("kruise") + 1] = ["kruise", "kruise_control_plane"]
+    # kruise.yml holds both kruise_control_plane (federation) and kruise (members), in that order.
+    order[order.index("kruise"):order.index("kruise") + 1] = ["kruise_control_plane", "kruise"]
     # rebalance is a remediation only (not in site.yml); drift runs it before verify checks the split.
     order.insert(order.index("verify"), "rebalance")
     assert list(STEPS) == order
