@@ -124,8 +124,8 @@ def karmada_pickup(stack: StackInfo) -> float:
     """Seconds from the UnitedDeployment's creation on Karmada to its ResourceBinding's (whole seconds:
     the API's timestamps): until Karmada watches the kind, nothing is propagated. Karmada v1.18.2's detector
     looks for new resource types every 30 s (pkg/detector/detector.go, discoverResources(ctx,
-    30*time.Second)); a watch it kept from an earlier CRD of the same name, as every bench round after the
-    first has (the log says "Setup informer for ...uniteddeployments" once per process), resumes after
+    30*time.Second)); a watch it kept from an earlier CRD of the same name, as every round after the first has
+    with --karmada running (the log says "Setup informer for ...uniteddeployments" once per process), resumes after
     client-go's reflector backoff (v0.35.3 tools/cache/reflector.go: 800 ms doubling up to 30 s, with
     jitter). Both site.yml and the script wait for it, at random; it is the cluster's time, not the
     controller's."""
@@ -184,8 +184,8 @@ def member_status_wait(stack: StackInfo, since: int) -> float | None:
     """The slowest member's seconds from Karmada writing the UnitedDeployment there to the first status it
     read back from there, from the controller's log after byte ``since`` (the API keeps no time for either).
     Karmada reads a member's objects through an informer per resource type and member (v1.18.2
-    pkg/controllers/status/work_status_controller.go); one that watched a CRD deleted since, as every bench
-    round after the first has (the members' Kruise CRDs go with the runbook), lists again only after
+    pkg/controllers/status/work_status_controller.go); one that watched a CRD deleted since, as every round
+    after the first has with --karmada running (the members' Kruise CRDs go with the runbook), lists again only after
     client-go's reflector backoff, like the control plane's detector (karmada_pickup). Until then verify
     sees no member status. None when a member's two lines are not both there."""
     _kind, name, *namespace = APPLICATION
