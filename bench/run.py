@@ -5,7 +5,9 @@ share the cores with the runs measured), for each member count asked for, each r
 federation (members joined, nothing of the runbook anywhere: tests/integration/kruise_support.py
 `remove_the_runbook`; with `--karmada fresh`, the default, karmada-controller-manager is then started
 again and a random part of its detector's 30 s discovery period waited out, so that each round meets
-Karmada as a user's first run does, one that never watched Kruise's kinds: `fresh_karmada`):
+Karmada as a user's first run does, one that never watched Kruise's kinds: `fresh_karmada`; each round's
+phase comes from its own part of the period, and site.yml and the script of a round begin at the same
+one: `discovery_phases`):
 
   site       site.yml from bare to verified
   rerun      site.yml again: the no-op rerun
@@ -153,24 +155,34 @@ DISCOVERY_PERIOD = 30.0
 KARMADA_MODES = ("fresh", "running")
 
 
-def fresh_karmada(stack: StackInfo, members: int, rng: random.Random) -> float:
+def discovery_phases(rounds: int, rng: random.Random) -> list[float]:
+    """One phase of the detector's discovery period per round, each drawn from its own equal part of the period
+    (the first round's part, the second's, ...; the rounds then shuffled): a random phase per round, spread over
+    the whole period however few the rounds. Both runs measured from bare in a round (site.yml and the script;
+    each application count) begin at the round's phase, so that they meet the same luck."""
+    width = DISCOVERY_PERIOD / rounds
+    phases = [round(rng.uniform(width * part, width * (part + 1)), 1) for part in range(rounds)]
+    rng.shuffle(phases)
+    return phases
+
+
+def fresh_karmada(stack: StackInfo, members: int, phase: float) -> float:
     """karmada-controller-manager stopped and started again (`up` starts what is down and waits until it is
-    healthy), then a random part of its detector's discovery period waited out: the phase of that period when
-    site.yml begins is a user's, at random, not the bench's own. Returns the seconds waited (the round keeps
-    them)."""
+    healthy), then ``phase`` seconds of its detector's discovery period waited out (discovery_phases): the phase
+    of that period when site.yml begins is a user's, at random, not the bench's own. Returns the seconds waited
+    (the round keeps them)."""
     processes.stop(StatePaths(stack.state), CONTROLLER)
     stack_cli("up", "--engines", "karmada", "--members", str(members), "--join")
-    phase = round(rng.uniform(0, DISCOVERY_PERIOD), 1)
     time.sleep(phase)
     return phase
 
 
-def from_bare(stack: StackInfo, members: int, karmada: str, rng: random.Random) -> dict:
-    """The federation taken back to bare for the next round, Karmada as ``karmada`` says; what the round
-    records of it."""
+def from_bare(stack: StackInfo, members: int, karmada: str, phase: float) -> dict:
+    """The federation taken back to bare for the next round, Karmada as ``karmada`` says (with "fresh", the
+    round's discovery phase ``phase``); what the round records of it."""
     remove_the_runbook(stack)
     if karmada == "fresh":
-        return {"discovery_phase_seconds": fresh_karmada(stack, members, rng)}
+        return {"discovery_phase_seconds": fresh_karmada(stack, members, phase)}
     return {}
 
 
@@ -270,6 +282,7 @@ def median_of(rounds: list[dict], waits_overlap_work: bool = False) -> dict:
     for key in ("seconds", "cpu_seconds"):
         middle[key] = round(statistics.median(r[key] for r in rounds), 1)
     middle["rounds"] = [r["seconds"] for r in rounds]
+    middle["mean_seconds"] = round(statistics.mean(r["seconds"] for r in rounds), 1)
     if all("pickup_seconds" in r for r in rounds):
         middle["pickup_seconds"] = round(statistics.median(r["pickup_seconds"] for r in rounds), 1)
         middle["pickup_rounds"] = [r["pickup_seconds"] for r in rounds]
@@ -294,9 +307,10 @@ def measure(members: int, rounds: int, workdir: Path, with_script: bool, karmada
     workdir.mkdir(parents=True, exist_ok=True)
     replicas = 6
     found: dict[str, list[dict]] = defaultdict(list)
-    for number in range(1, rounds + 1):
+    phases = discovery_phases(rounds, rng)
+    for number, phase in enumerate(phases, start=1):
         print(f"[bench] {members} members, round {number}/{rounds}", flush=True)
-        bare = from_bare(stack, members, karmada, rng)
+        bare = from_bare(stack, members, karmada, phase)
         since = controller_log_size(stack)
         found["site"].append({**timed_playbook(stack, "site.yml", workdir), **karmada_waits(stack, since), **bare})
         found["rerun"].append(timed_playbook(stack, "site.yml", workdir))
@@ -305,7 +319,7 @@ def measure(members: int, rounds: int, workdir: Path, with_script: bool, karmada
         if with_script:
             manifests = runbook_manifests(stack, workdir / "manifests")
             replicas = stack.karmada().get(*APPLICATION)["spec"]["replicas"]
-            bare = from_bare(stack, members, karmada, rng)
+            bare = from_bare(stack, members, karmada, phase)
             since = controller_log_size(stack)
             found["script"].append({**timed_script(stack, manifests, replicas), **karmada_waits(stack, since), **bare})
         for name, results in found.items():
@@ -322,12 +336,13 @@ def measure_applications(counts: list[int], rounds: int, workdir: Path, members:
     stack = stack_info()
     workdir.mkdir(parents=True, exist_ok=True)
     found: dict[str, dict[str, list[dict]]] = {}
+    phases = discovery_phases(rounds, rng)
     for count in counts:
         extra_vars = {"federation_united_deployments": bench_applications(count)}
-        for number in range(1, rounds + 1):
+        for number, phase in enumerate(phases, start=1):
             print(f"[bench] {count} application(s), round {number}/{rounds}", flush=True)
             remove_bench_applications(stack, max(counts))
-            bare = from_bare(stack, members, karmada, rng)
+            bare = from_bare(stack, members, karmada, phase)
             runs = found.setdefault(str(count), defaultdict(list))
             runs["site"].append({**timed_playbook(stack, "site.yml", workdir, extra_vars), **bare})
             runs["rerun"].append(timed_playbook(stack, "site.yml", workdir, extra_vars))
@@ -340,14 +355,18 @@ def measure_applications(counts: list[int], rounds: int, workdir: Path, members:
 # The report's words for each way a round meets Karmada (--karmada).
 KARMADA_TEXT = {
     "fresh": "karmada-controller-manager started again before each of them, then a random part of its detector's "
-             "30 s discovery period waited out (bench/run.py fresh_karmada): Karmada as on a user's first run.",
+             "30 s discovery period waited out (bench/run.py fresh_karmada): Karmada as on a user's first run. Each "
+             "round's phase is drawn from its own equal part of the period (with 3 rounds one from 0-10 s, one from "
+             "10-20 s and one from 20-30 s), and site.yml and the script of a round begin at the same phase "
+             "(bench/run.py discovery_phases).",
     "running": "the same karmada-controller-manager all along, its informers for the kinds of the CRDs each round "
                "deletes backing off until they are back.",
 }
 PICKUP_TEXT = {
     "fresh": "Seconds from the UnitedDeployment's creation to its ResourceBinding's: until Karmada watches the kind "
              "(its detector looks for new kinds every 30 s, and each round began at a random point of that period: "
-             "the seconds waited after the restart are in the JSON, discovery_phase_rounds), nothing is propagated "
+             "the seconds waited after the restart are in the JSON, discovery_phase_rounds, the same for site.yml "
+             "and the script round by round), nothing is propagated "
              "(bench/run.py karmada_pickup). Then the members' status: Karmada reads each member's objects through "
              "an informer per kind and member, started when it first writes the kind there; the slowest member's "
              "seconds from the UnitedDeployment written there to its first status read back, from "
@@ -417,6 +436,10 @@ def ratios(result: dict) -> list[str]:
     if "script" in base:
         found.append(f"site.yml / script ({counts[0]} members): {base['site']['seconds'] / base['script']['seconds']:.2f}"
                      " (target <= 1.2)")
+        if "mean_seconds" in base["site"] and "mean_seconds" in base["script"]:
+            found.append(f"site.yml / script ({counts[0]} members), means of the rounds: {base['site']['mean_seconds']} s"
+                         f" / {base['script']['mean_seconds']} s = "
+                         f"{base['site']['mean_seconds'] / base['script']['mean_seconds']:.2f}")
         if "seconds_without_pickup" in base["site"] and "seconds_without_pickup" in base["script"]:
             found.append(f"site.yml / script without Karmada's pickup ({counts[0]} members): "
                          f"{base['site']['seconds_without_pickup']} s / {base['script']['seconds_without_pickup']} s = "
@@ -454,7 +477,8 @@ def main(argv: list[str] | None = None) -> int:
                              "1,10; empty for none)")
     parser.add_argument("--karmada", choices=KARMADA_MODES, default="fresh",
                         help="how each round from bare meets Karmada: fresh (karmada-controller-manager started again, "
-                             "then a random part of its 30 s discovery period waited out; the default) or running "
+                             "then a random part of its 30 s discovery period waited out, each round's from its own "
+                             "part of the period, the same for the runs of a round; the default) or running "
                              "(the same process all along, as bench results before 2026-12-06T12 were measured)")
     parser.add_argument("--seed", type=int, default=None,
                         help="seed of the random discovery phases (default: a new one, written in the results)")
