@@ -197,6 +197,39 @@ def pause(seconds, sleep=time.sleep):
         sleep(seconds)
 
 
+# How often a write guarded by the resourceVersion it read is tried on a fresh read after HTTP 409 Conflict:
+# client-go's retry.RetryOnConflict with DefaultRetry (k8s.io/client-go/util/retry/util.go: Steps 5).
+CONFLICT_ATTEMPTS = 5
+
+
+def patch_on_fresh_read(cluster, api_version, kind, name, change, namespace=None, dry_run=False,
+                        attempts=CONFLICT_ATTEMPTS):
+    """Read, let ``change(obj)`` say the merge patch for the object as read (None: nothing to change), and
+    write it under the read's resourceVersion, so that a change someone made meanwhile is never overwritten.
+    When the API server answers 409 Conflict (the object changed between the read and the write: a Karmada
+    Cluster's status does every few seconds), read again and ask ``change`` again, up to ``attempts`` times
+    in all, as client-go's retry.RetryOnConflict does; then the last ApiError is raised.
+
+    Returns (the object as last read, what the write returned or None when ``change`` said nothing);
+    (None, None) when the object does not exist."""
+    attempt = 0
+    while True:
+        attempt += 1
+        current = cluster.get(api_version, kind, name, namespace)
+        if current is None:
+            return None, None
+        patch = change(current)
+        if patch is None:
+            return current, None
+        guarded = dict(patch, metadata=dict(patch.get("metadata") or {},
+                                            resourceVersion=current["metadata"]["resourceVersion"]))
+        try:
+            return current, cluster.patch(api_version, kind, name, guarded, namespace=namespace, dry_run=dry_run)
+        except ApiError as error:
+            if error.status != 409 or attempt >= attempts:
+                raise
+
+
 def _as_dict(instance):
     return instance.to_dict() if hasattr(instance, "to_dict") else instance
 

@@ -20,7 +20,10 @@ __metaclass__ = type
 import copy
 
 from ansible_collections.kubernetes.core.plugins.module_utils.args_common import AUTH_ARG_SPEC
-from ansible_collections.multicloud.federation.plugins.module_utils.access.cluster import poll
+from ansible_collections.multicloud.federation.plugins.module_utils.access.cluster import (
+    patch_on_fresh_read,
+    poll,
+)
 
 AUTO = "auto"
 KARMADA = "karmada"
@@ -308,24 +311,23 @@ class FederationEngine(object):
     def set_member_taint(self, name, taint, present, dry_run=False):
         """Add (``present``) or remove the taint with ``taint["key"]`` and ``taint["effect"]`` on member
         ``name``'s object (Karmada Cluster, KubeAdmiral FederatedCluster: both ``spec.taints`` of core
-        Taints). Guarded by the resourceVersion read, so a concurrent change is refused, not lost.
-        Returns whether it changed."""
+        Taints). Written under the resourceVersion read, so a concurrent change is never lost; when one
+        came between the read and the write (the engine writes the member's status every few seconds, and
+        Karmada takes its own taints off a member that is Ready again), the member is read again and the
+        taint decided again (access.cluster.patch_on_fresh_read). Returns whether it changed."""
         api_version, kind = ENGINE_MEMBER_API[self.name]
-        member = self.control_plane.get(api_version, kind, name)
+
+        def change(member):
+            taints = list((member.get("spec") or {}).get("taints") or [])
+            same = [t for t in taints if t.get("key") == taint["key"] and t.get("effect") == taint["effect"]]
+            if bool(same) == bool(present):
+                return None
+            return {"spec": {"taints": taints + [taint] if present else [t for t in taints if t not in same]}}
+
+        member, written = patch_on_fresh_read(self.control_plane, api_version, kind, name, change, dry_run=dry_run)
         if member is None:
             raise EngineError("%s has no member cluster named %s" % (self.display_name, name))
-        taints = list((member.get("spec") or {}).get("taints") or [])
-        same = [t for t in taints if t.get("key") == taint["key"] and t.get("effect") == taint["effect"]]
-        if bool(same) == bool(present):
-            return False
-        if present:
-            taints.append(taint)
-        else:
-            taints = [t for t in taints if t not in same]
-        self.control_plane.patch(api_version, kind, name,
-                                 {"metadata": {"resourceVersion": member["metadata"]["resourceVersion"]},
-                                  "spec": {"taints": taints}}, dry_run=dry_run)
-        return True
+        return written is not None
 
     # Moving replicas in two stages, so that a workload's total Ready never falls below what ran before: first
     # every placed member runs the full count (surge: the returning member of a failback starts its copies,

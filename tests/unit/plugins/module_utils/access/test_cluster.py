@@ -15,7 +15,7 @@ from kubernetes.client.rest import ApiException
 from kubernetes.dynamic.exceptions import api_exception
 
 from ansible_collections.multicloud.federation.plugins.module_utils.access import cluster as ca
-from ansible_collections.multicloud.federation.tests.unit.fakes.cluster import FakeTime
+from ansible_collections.multicloud.federation.tests.unit.fakes.cluster import FakeCluster, FakeTime
 from ansible_collections.multicloud.federation.tests.unit.fakes.dynamic_client import FakeClient, FakeResource
 
 
@@ -165,3 +165,66 @@ def test_poll_stops_at_the_first_success():
 def test_member_entry_needs_name_and_kubeconfig():
     with pytest.raises(ca.AccessError, match="member_clusters filter"):
         ca.connect_member({"name": "idc1"})
+
+
+# patch_on_fresh_read: a write under the resourceVersion read, read again after 409 Conflict.
+CM = ("v1", "ConfigMap")
+
+
+class OtherWriter(FakeCluster):
+    """Another writer changes the ConfigMap between each read and the write, ``times`` times."""
+
+    def __init__(self, times, **kwargs):
+        super(OtherWriter, self).__init__(**kwargs)
+        self.times, self.patches = times, 0
+
+    def patch(self, api_version, kind, name, patch, namespace=None, patch_type="merge", dry_run=False):
+        self.patches += 1
+        if self.times:
+            self.times -= 1
+            obj = self.get(api_version, kind, name, namespace)
+            obj["data"]["other"] = str(self.patches)
+            self._put(obj)
+        return super(OtherWriter, self).patch(api_version, kind, name, patch, namespace, patch_type, dry_run)
+
+
+def config_map():
+    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "namespace": "n"}, "data": {"k": "0"}}
+
+
+def add_one(obj):
+    return {"data": {"k": str(int(obj["data"]["k"]) + 1)}}
+
+
+def test_a_change_made_between_read_and_write_is_kept_and_the_write_decided_again():
+    cluster = OtherWriter(1, objects=[config_map()])
+    read, written = ca.patch_on_fresh_read(cluster, *CM, "c", add_one, namespace="n")
+    assert cluster.patches == 2 and read["data"]["other"] == "1"
+    stored = cluster.get(*CM, "c", "n")
+    assert stored["data"] == {"k": "1", "other": "1"} and written["data"] == stored["data"]
+
+
+def test_a_write_that_keeps_conflicting_stops_after_client_gos_five_attempts():
+    cluster = OtherWriter(10, objects=[config_map()])
+    with pytest.raises(ca.ApiError, match="409") as raised:
+        ca.patch_on_fresh_read(cluster, *CM, "c", add_one, namespace="n")
+    assert raised.value.status == 409 and cluster.patches == ca.CONFLICT_ATTEMPTS == 5
+    assert cluster.get(*CM, "c", "n")["data"]["k"] == "0"
+
+
+def test_nothing_to_change_or_nothing_there_writes_nothing():
+    cluster = OtherWriter(0, objects=[config_map()])
+    read, written = ca.patch_on_fresh_read(cluster, *CM, "c", lambda obj: None, namespace="n")
+    assert read["data"] == {"k": "0"} and written is None and cluster.patches == 0
+    assert ca.patch_on_fresh_read(cluster, *CM, "gone", add_one, namespace="n") == (None, None)
+
+
+def test_other_api_errors_are_not_tried_again():
+    class Refusing(OtherWriter):
+        def patch(self, *args, **kwargs):
+            self.patches += 1
+            raise ca.ApiError("HTTP 422 Invalid", 422, "Invalid")
+    cluster = Refusing(0, objects=[config_map()])
+    with pytest.raises(ca.ApiError, match="422"):
+        ca.patch_on_fresh_read(cluster, *CM, "c", add_one, namespace="n")
+    assert cluster.patches == 1

@@ -80,10 +80,36 @@ class Racing(FakeCluster):
         return super(Racing, self).patch(api_version, kind, name, patch, namespace, patch_type, dry_run)
 
 
-def test_a_concurrent_change_is_refused_not_lost():
+def test_a_change_that_never_stops_racing_the_write_is_refused_not_lost():
     control_plane = Racing(objects=[karmada_cluster("test-ucs", taints=[NOT_READY])])
     with pytest.raises(ApiError, match="409"):
         ke.KarmadaEngine(control_plane).set_member_taint("test-ucs", TAINT, True)
+    assert control_plane.get("cluster.karmada.io/v1alpha1", "Cluster", "test-ucs")["spec"]["taints"] == [NOT_READY]
+
+
+class KarmadaTakesItsTaintOff(FakeCluster):
+    """Karmada's cluster controller removes its not-ready taint once, between the engine's read and its write
+    (the member Ready again: what a failback meets right after the member returns)."""
+
+    raced = False
+
+    def patch(self, api_version, kind, name, patch, namespace=None, patch_type="merge", dry_run=False):
+        if not self.raced:
+            self.raced = True
+            member = self.get(api_version, kind, name, namespace)
+            member["spec"]["taints"] = [t for t in member["spec"]["taints"] if t != NOT_READY]
+            self._put(member)
+        return super(KarmadaTakesItsTaintOff, self).patch(api_version, kind, name, patch, namespace, patch_type,
+                                                          dry_run)
+
+
+@pytest.mark.parametrize("present", [True, False])
+def test_a_change_between_read_and_write_is_kept_and_the_taint_decided_on_a_fresh_read(present):
+    taints = [NOT_READY] + ([] if present else [TAINT])
+    control_plane = KarmadaTakesItsTaintOff(objects=[karmada_cluster("test-ucs", taints=taints)])
+    assert ke.KarmadaEngine(control_plane).set_member_taint("test-ucs", TAINT, present)
+    stored = control_plane.get("cluster.karmada.io/v1alpha1", "Cluster", "test-ucs")["spec"]["taints"]
+    assert stored == ([TAINT] if present else [])
 
 
 def test_a_dry_run_taint_changes_nothing():
